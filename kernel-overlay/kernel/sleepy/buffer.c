@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU record buffers of the sleepy profiler, on top of relay.
+ *
+ * Writers: the sampling interrupt (tick or per-CPU hrtimer, hard-irq) and
+ * the fork/exec/exit hooks (process context) of the CPU that owns the
+ * buffer.  Every write runs with local interrupts disabled from reserve to
+ * commit, so an interrupt can never nest inside another writer on the same
+ * CPU and no lock is needed; CPUs never write each other's buffers while a
+ * session runs.
+ *
+ * Reader: one user-space drainer per CPU file (debugfs sleepy/cpuN), via
+ * relay's read(), which skips sub-buffer padding and consumes as it goes.
+ * Each sub-buffer starts with struct sleepy_subbuf_header whose committed
+ * field the writer advances after each record, so the reader takes only
+ * whole records of whole sub-buffers and never races a writer.
+ *
+ * Full buffers discard (the subbuf_start callback refuses to switch when the
+ * reader is a whole buffer behind): the loss is counted per CPU and reported
+ * in-stream by a SLEEPY_REC_LOST record as soon as one fits again.
+ */
+#include <linux/debugfs.h>
+#include <linux/irqflags.h>
+#include <linux/minmax.h>
+#include <linux/relay.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+
+#include "sleepy.h"
+
+#define SLEEPY_MAX_SUBBUF_SIZE	(128U << 10)
+#define SLEEPY_MIN_SUBBUFS	4
+
+static int sleepy_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			       void *prev_subbuf, size_t prev_padding)
+{
+	struct sleepy_subbuf_header *header = subbuf;
+
+	if (relay_buf_full(buf))
+		return 0;
+
+	header->committed = sizeof(*header);
+	header->cpu = buf->cpu;
+	subbuf_start_reserve(buf, sizeof(*header));
+	return 1;
+}
+
+static struct dentry *sleepy_create_buf_file(const char *filename,
+					     struct dentry *parent,
+					     umode_t mode,
+					     struct rchan_buf *buf,
+					     int *is_global)
+{
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static int sleepy_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks sleepy_relay_callbacks = {
+	.subbuf_start		= sleepy_subbuf_start,
+	.create_buf_file	= sleepy_create_buf_file,
+	.remove_buf_file	= sleepy_remove_buf_file,
+};
+
+/**
+ * sleepy_buffer_open - allocate @size bytes of buffer on every CPU
+ * @buffer: the buffer to set up
+ * @dir: debugfs directory for the cpuN files, or NULL for none (tests)
+ * @size: bytes per CPU, a multiple of PAGE_SIZE
+ */
+int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
+		       size_t size)
+{
+	size_t subbuf_size = min(size / SLEEPY_MIN_SUBBUFS,
+				 (size_t)SLEEPY_MAX_SUBBUF_SIZE);
+
+	buffer->stats = alloc_percpu(struct sleepy_buffer_stats);
+	if (!buffer->stats)
+		return -ENOMEM;
+
+	buffer->chan = relay_open(dir ? "cpu" : NULL, dir, subbuf_size,
+				  size / subbuf_size, &sleepy_relay_callbacks,
+				  buffer);
+	if (!buffer->chan) {
+		free_percpu(buffer->stats);
+		buffer->stats = NULL;
+		return -ENOMEM;
+	}
+	buffer->size = subbuf_size * (size / subbuf_size);
+	return 0;
+}
+
+/* Frees the buffers once the last reader has closed its file. */
+void sleepy_buffer_close(struct sleepy_buffer *buffer)
+{
+	relay_close(buffer->chan);
+	free_percpu(buffer->stats);
+	buffer->chan = NULL;
+	buffer->stats = NULL;
+}
+
+/*
+ * Hands every CPU's partly filled sub-buffer to the reader.  Only while no
+ * writer can run: relay_flush() touches other CPUs' buffers.
+ */
+void sleepy_buffer_flush(struct sleepy_buffer *buffer)
+{
+	relay_flush(buffer->chan);
+}
+
+/* Copies one record into this CPU's buffer; interrupts are off. */
+static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
+			      size_t size)
+{
+	struct sleepy_subbuf_header *header;
+
+	if (unlikely(buf->offset + size > buf->chan->subbuf_size) &&
+	    !relay_switch_subbuf(buf, size))
+		return false;
+
+	memcpy(buf->data + buf->offset, record, size);
+	buf->offset += size;
+	header = buf->data;
+	/* The record must be visible before the reader may take it. */
+	smp_store_release(&header->committed, buf->offset);
+	return true;
+}
+
+/**
+ * sleepy_buffer_write - append one record to this CPU's buffer
+ * @buffer: the session's buffer
+ * @record: record starting with struct sleepy_record_header
+ * @type: the record's type, stored in its header
+ * @size: the record's size, stored in its header
+ *
+ * Any context.  Returns false if the record did not fit; the loss is then
+ * counted and reported before the next record that fits.
+ */
+bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
+			 enum sleepy_record_type type, size_t size)
+{
+	struct sleepy_record_header *header = record;
+	struct sleepy_buffer_stats *stats;
+	struct rchan_buf *buf;
+	unsigned long flags;
+	bool written;
+
+	local_irq_save(flags);
+	buf = *this_cpu_ptr(buffer->chan->buf);
+	stats = this_cpu_ptr(buffer->stats);
+
+	if (unlikely(stats->lost_pending)) {
+		struct sleepy_lost lost = {
+			.header = {
+				.type = SLEEPY_REC_LOST,
+				.size = sizeof(lost),
+				.cpu = smp_processor_id(),
+			},
+			.count = stats->lost_pending,
+		};
+
+		if (sleepy_buffer_put(buf, &lost, sizeof(lost)))
+			stats->lost_pending = 0;
+	}
+
+	header->type = type;
+	header->size = size;
+	header->cpu = smp_processor_id();
+	written = !stats->lost_pending && sleepy_buffer_put(buf, record, size);
+	if (!written) {
+		stats->dropped++;
+		stats->lost_pending++;
+	} else if (type == SLEEPY_REC_SAMPLE) {
+		stats->samples++;
+	}
+	local_irq_restore(flags);
+	return written;
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy: sessions, sampling and the process hooks.
+ *
+ * One session at a time, started and stopped by sleepy_start() and
+ * sleepy_stop() under sleepy_session_lock.  While it runs:
+ *
+ *  - the sampling interrupt (scheduler tick, or a pinned hard-irq hrtimer
+ *    per CPU when a frequency is asked for) records the interrupted context
+ *    of its own CPU: it looks the process up in the appid tables under RCU
+ *    and writes a sample into this CPU's buffer;
+ *  - the fork, exec and exit hooks (process context) keep the appid tables
+ *    and announce application instances in the stream.
+ *
+ * All of them run only while the static key sleepy_active is on and inside
+ * an RCU read-side section (hard-irq is one).  sleepy_stop() turns the key
+ * off, cancels the timers and waits for a grace period before it frees the
+ * tables and flushes the buffers, so no hook can see a half-torn session.
+ * The buffers and the statistics outlive the session until the next start,
+ * so the drainer can read what is left after the stop.
+ */
+#include <linux/capability.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/init.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/seq_file.h>
+#include <linux/sleepy.h>
+#include <linux/syscalls.h>
+#include <linux/timekeeping.h>
+#include <asm/irq_regs.h>
+
+#include "sleepy.h"
+
+/* Most live processes and distinct program names one session tracks. */
+#define SLEEPY_TABLE_CAPACITY	32768
+
+DEFINE_STATIC_KEY_FALSE(sleepy_active);
+
+/**
+ * struct sleepy_session - the running (or last) session
+ * @apps: appid tables, only while running
+ * @buffer: per-CPU buffers, kept after stop until the next start
+ * @attr: what was asked for, validated
+ * @filter_pid: global thread group id of attr.pid, 0 for none
+ * @period: sampling period of the hrtimers, 0 on the tick
+ * @sampling: the tables are filled, samples may be taken
+ * @running: between a successful start and its stop
+ * @start_ns: CLOCK_MONOTONIC of the start
+ * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
+ * @table_overflows: copy of apps->overflows kept after stop
+ */
+struct sleepy_session {
+	struct sleepy_apps *apps;
+	struct sleepy_buffer buffer;
+	struct sleepy_attr attr;
+	pid_t filter_pid;
+	ktime_t period;
+	bool sampling;
+	bool running;
+	u64 start_ns;
+	u64 stop_ns;
+	u64 table_overflows;
+};
+
+static DEFINE_MUTEX(sleepy_session_lock);
+static struct sleepy_session session;
+static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
+static struct dentry *sleepy_debugfs_dir;
+
+static u64 sleepy_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+static void sleepy_sample(struct pt_regs *regs)
+{
+	struct task_struct *task = current;
+	struct sleepy_sample sample = {};
+	bool selected;
+
+	if (is_idle_task(task)) {
+		this_cpu_inc(session.buffer.stats->idle);
+		return;
+	}
+
+	sample.appid = sleepy_apps_lookup(session.apps, task->tgid, &selected);
+	if (session.filter_pid && !selected)
+		return;
+
+	sample.time_ns = sleepy_now();
+	sample.tid = task->pid;
+	if (!user_mode(regs)) {
+		sample.flags |= SLEEPY_SAMPLE_IN_KERNEL;
+		if (session.attr.flags & SLEEPY_FLAG_KERNEL)
+			sample.kernel_ip = instruction_pointer(regs);
+	}
+	if (task->flags & PF_KTHREAD)
+		sample.flags |= SLEEPY_SAMPLE_KERNEL_THREAD;
+	else
+		sample.user_ip = instruction_pointer(user_mode(regs) ? regs :
+						     task_pt_regs(task));
+
+	if (sleepy_buffer_write(&session.buffer, &sample, SLEEPY_REC_SAMPLE,
+				sizeof(sample)) &&
+	    sample.appid == SLEEPY_APPID_UNKNOWN)
+		this_cpu_inc(session.buffer.stats->unknown);
+}
+
+void __sleepy_tick(struct pt_regs *regs)
+{
+	if (!session.period && READ_ONCE(session.sampling) && regs)
+		sleepy_sample(regs);
+}
+
+static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
+{
+	struct pt_regs *regs = get_irq_regs();
+
+	if (READ_ONCE(session.sampling) && regs)
+		sleepy_sample(regs);
+	hrtimer_forward_now(timer, session.period);
+	return HRTIMER_RESTART;
+}
+
+static void sleepy_hrtimer_start(void *unused)
+{
+	struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
+
+	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	timer->function = sleepy_hrtimer_fn;
+	hrtimer_start(timer, session.period, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void sleepy_write_app_start(const struct sleepy_app_change *change,
+				   pid_t pid, const char *comm,
+				   u32 parent_appid, u64 time_ns)
+{
+	struct sleepy_app_start rec = {
+		.appid = change->appid,
+		.parent_appid = parent_appid,
+		.pid = pid,
+		.instance = change->instance,
+		.time_ns = time_ns,
+	};
+
+	strscpy_pad(rec.name, comm);
+	sleepy_buffer_write(&session.buffer, &rec, SLEEPY_REC_APP_START,
+			    sizeof(rec));
+}
+
+static void sleepy_write_app_exit(u32 appid, pid_t pid)
+{
+	struct sleepy_app_exit rec = {
+		.appid = appid,
+		.pid = pid,
+		.time_ns = sleepy_now(),
+	};
+
+	if (appid != SLEEPY_APPID_UNKNOWN)
+		sleepy_buffer_write(&session.buffer, &rec, SLEEPY_REC_APP_EXIT,
+				    sizeof(rec));
+}
+
+/*
+ * Maps @task's thread group to a new appid and announces it; @replace as
+ * for sleepy_apps_add().  Process context, in an RCU read-side section.
+ */
+static void sleepy_app_begin(struct task_struct *task, u32 parent_appid,
+			     bool selected, bool replace, u64 time_ns)
+{
+	struct sleepy_app_change change;
+	char comm[TASK_COMM_LEN];
+	int err;
+
+	get_task_comm(comm, task);
+	err = sleepy_apps_add(session.apps, task->tgid, comm, selected,
+			      replace, &change);
+	sleepy_write_app_exit(change.old_appid, task->tgid);
+	if (!err)
+		sleepy_write_app_start(&change, task->tgid, comm, parent_appid,
+				       time_ns);
+}
+
+void __sleepy_fork(struct task_struct *child)
+{
+	u32 parent_appid;
+	bool selected;
+
+	if (!thread_group_leader(child))
+		return;
+
+	rcu_read_lock();
+	parent_appid = sleepy_apps_lookup(session.apps, current->tgid,
+					  &selected);
+	selected = child->tgid == session.filter_pid ||
+		   (selected &&
+		    (session.attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN));
+	sleepy_app_begin(child, parent_appid, selected, true, sleepy_now());
+	rcu_read_unlock();
+}
+
+void __sleepy_exec(struct task_struct *task)
+{
+	u32 old_appid;
+	bool selected;
+
+	rcu_read_lock();
+	old_appid = sleepy_apps_lookup(session.apps, task->tgid, &selected);
+	selected = selected || task->tgid == session.filter_pid;
+	sleepy_app_begin(task, old_appid, selected, true, sleepy_now());
+	rcu_read_unlock();
+}
+
+void __sleepy_exit(struct task_struct *task)
+{
+	rcu_read_lock();
+	sleepy_write_app_exit(sleepy_apps_remove(session.apps, task->tgid),
+			      task->tgid);
+	rcu_read_unlock();
+}
+
+/* Maps every process that already runs, keeping mappings hooks made. */
+static void sleepy_map_existing(void)
+{
+	struct task_struct *task;
+	bool selected;
+
+	rcu_read_lock();
+	for_each_process(task) {
+		selected = task->tgid == session.filter_pid;
+		if (session.attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN) {
+			struct task_struct *parent;
+
+			for (parent = task; parent->pid > 1 && !selected;
+			     parent = rcu_dereference(parent->real_parent))
+				selected = parent->tgid == session.filter_pid;
+		}
+		sleepy_app_begin(task, SLEEPY_APPID_UNKNOWN, selected, false,
+				 session.start_ns);
+	}
+	rcu_read_unlock();
+}
+
+static int sleepy_check_attr(const struct sleepy_attr *attr)
+{
+	u64 size = attr->buffer_size;
+
+	if (attr->flags & ~SLEEPY_FLAGS_ALL || attr->__reserved)
+		return -EINVAL;
+	if (attr->frequency > SLEEPY_MAX_FREQUENCY)
+		return -EINVAL;
+	if (size && (size < SLEEPY_MIN_BUFFER_SIZE ||
+		     size > SLEEPY_MAX_BUFFER_SIZE || !PAGE_ALIGNED(size)))
+		return -EINVAL;
+	if (attr->pid > PID_MAX_LIMIT)
+		return -EINVAL;
+	if ((attr->flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !attr->pid)
+		return -EINVAL;
+	return 0;
+}
+
+/* Global thread group id of @vpid in the caller's namespace, or 0. */
+static pid_t sleepy_global_tgid(pid_t vpid)
+{
+	struct task_struct *task;
+	pid_t tgid = 0;
+
+	rcu_read_lock();
+	task = find_task_by_vpid(vpid);
+	if (task)
+		tgid = task->tgid;
+	rcu_read_unlock();
+	return tgid;
+}
+
+static int sleepy_session_start(const struct sleepy_attr *attr)
+{
+	size_t size = attr->buffer_size ?: SLEEPY_DEFAULT_BUFFER_SIZE;
+	pid_t filter_pid = 0;
+	int err;
+
+	if (attr->pid) {
+		filter_pid = sleepy_global_tgid(attr->pid);
+		if (!filter_pid)
+			return -ESRCH;
+	}
+
+	if (session.buffer.chan)
+		sleepy_buffer_close(&session.buffer);
+	session = (struct sleepy_session) {
+		.attr = *attr,
+		.filter_pid = filter_pid,
+		.period = attr->frequency ?
+			  ns_to_ktime(NSEC_PER_SEC / attr->frequency) : 0,
+		.start_ns = sleepy_now(),
+	};
+
+	session.apps = sleepy_apps_create(SLEEPY_TABLE_CAPACITY);
+	if (!session.apps)
+		return -ENOMEM;
+	err = sleepy_buffer_open(&session.buffer, sleepy_debugfs_dir, size);
+	if (err) {
+		sleepy_apps_destroy(session.apps);
+		session.apps = NULL;
+		return err;
+	}
+
+	/* Hooks first, so no process escapes between the walk and them. */
+	static_branch_enable(&sleepy_active);
+	sleepy_map_existing();
+	if (session.period) {
+		cpus_read_lock();
+		on_each_cpu(sleepy_hrtimer_start, NULL, 1);
+		cpus_read_unlock();
+	}
+	WRITE_ONCE(session.sampling, true);
+	session.running = true;
+	return 0;
+}
+
+static void sleepy_session_stop(void)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(session.sampling, false);
+	static_branch_disable(&sleepy_active);
+	if (session.period) {
+		cpus_read_lock();
+		for_each_online_cpu(cpu)
+			hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
+		cpus_read_unlock();
+	}
+	/* Every hook that saw the key on has returned after this. */
+	synchronize_rcu();
+
+	session.stop_ns = sleepy_now();
+	session.table_overflows = session.apps->overflows;
+	sleepy_apps_destroy(session.apps);
+	session.apps = NULL;
+	sleepy_buffer_flush(&session.buffer);
+	session.running = false;
+}
+
+SYSCALL_DEFINE2(sleepy_start, const struct sleepy_attr __user *, uattr,
+		unsigned int, size)
+{
+	struct sleepy_attr attr;
+	int err;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	if (size < SLEEPY_ATTR_SIZE_VER0)
+		return -EINVAL;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	err = copy_struct_from_user(&attr, sizeof(attr), uattr, size);
+	if (err)
+		return err;
+	err = sleepy_check_attr(&attr);
+	if (err)
+		return err;
+
+	mutex_lock(&sleepy_session_lock);
+	err = session.running ? -EBUSY : sleepy_session_start(&attr);
+	mutex_unlock(&sleepy_session_lock);
+	return err;
+}
+
+SYSCALL_DEFINE1(sleepy_stop, unsigned int, flags)
+{
+	int err = 0;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	if (flags)
+		return -EINVAL;
+
+	mutex_lock(&sleepy_session_lock);
+	if (session.running)
+		sleepy_session_stop();
+	else
+		err = -ESRCH;
+	mutex_unlock(&sleepy_session_lock);
+	return err;
+}
+
+/* debugfs sleepy/stats: the counters of the running or last session. */
+static int sleepy_stats_show(struct seq_file *m, void *unused)
+{
+	struct sleepy_buffer_stats *stats;
+	unsigned int cpu;
+
+	mutex_lock(&sleepy_session_lock);
+	seq_printf(m, "version %u\nrunning %d\n", SLEEPY_FORMAT_VERSION,
+		   session.running);
+	if (!session.buffer.chan)
+		goto unlock;
+
+	seq_printf(m, "frequency %u\nflags %llu\nbuffer_bytes_per_cpu %zu\n",
+		   session.attr.frequency, session.attr.flags,
+		   session.buffer.size);
+	seq_printf(m, "start_ns %llu\nstop_ns %llu\n", session.start_ns,
+		   session.stop_ns);
+	if (session.running) {
+		seq_printf(m, "apps_live %u\n", sleepy_apps_live(session.apps));
+		seq_printf(m, "table_overflows %llu\n",
+			   READ_ONCE(session.apps->overflows));
+	} else {
+		seq_printf(m, "table_overflows %llu\n",
+			   session.table_overflows);
+	}
+	seq_printf(m, "table_bytes_per_app %zu\n",
+		   sizeof(struct sleepy_app) + sizeof(struct sleepy_name));
+	for_each_possible_cpu(cpu) {
+		stats = per_cpu_ptr(session.buffer.stats, cpu);
+		seq_printf(m, "cpu %u samples %llu dropped %llu idle %llu unknown %llu\n",
+			   cpu, READ_ONCE(stats->samples),
+			   READ_ONCE(stats->dropped), READ_ONCE(stats->idle),
+			   READ_ONCE(stats->unknown));
+	}
+unlock:
+	mutex_unlock(&sleepy_session_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sleepy_stats);
+
+static int __init sleepy_init(void)
+{
+	sleepy_debugfs_dir = debugfs_create_dir("sleepy", NULL);
+	debugfs_create_file("stats", 0400, sleepy_debugfs_dir, NULL,
+			    &sleepy_stats_fops);
+	return 0;
+}
+late_initcall(sleepy_init);

@@ -1,0 +1,35 @@
+#!/bin/bash
+# Builds the guest kernel: build-kernel.sh normal|debug
+#   normal: tinyconfig + configs/guest.config + configs/sleepy.config
+#   debug:  the same + configs/debug.config (lockdep, KASAN, ...)
+# Out of tree in build/kernel-FLAVOR, with ccache; the .config is replaced
+# only when it changes, so unchanged builds are no-ops.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+flavor=${1:?usage: build-kernel.sh normal|debug}
+src=$top/build/linux
+out=$top/build/kernel-$flavor
+fragments="$top/configs/guest.config $top/configs/sleepy.config"
+[ "$flavor" = debug ] && fragments="$fragments $top/configs/debug.config"
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+mk() { make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
+
+mkdir -p "$out" "$out/.cfg"
+cfg=$out/.cfg
+make -s -C "$src" O="$cfg" tinyconfig >/dev/null
+(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$cfg" "$cfg/.config" $fragments >/dev/null)
+make -s -C "$src" O="$cfg" olddefconfig >/dev/null
+for f in $fragments; do
+	grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
+		sym=${line%%=*}
+		grep -qx "$line" "$cfg/.config" ||
+			{ echo "build-kernel: $f asks for $line but Kconfig gave: $(grep "^$sym=\|# $sym is" "$cfg/.config" || echo unset)" >&2; exit 1; }
+	done
+done
+cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
+
+start=$(date +%s)
+mk olddefconfig >/dev/null
+mk bzImage
+echo "build-kernel: $flavor $(make -s -C "$src" kernelversion) built in $(( $(date +%s) - start )) s: $out/arch/x86/boot/bzImage"

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parsing of the options that describe a session. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "session.h"
+
+void sleepy_print_version(const char *tool)
+{
+	printf("%s (sleepy) %s, record format %u\n", tool, SLEEPY_VERSION,
+	       SLEEPY_FORMAT_VERSION);
+}
+
+static int bad(const char *tool, const char *what, const char *value)
+{
+	fprintf(stderr, "%s: invalid %s '%s' (see --help)\n", tool, what, value);
+	return SLEEPY_EXIT_USAGE;
+}
+
+int sleepy_session_options_parse(struct sleepy_session_options *opts,
+				 int argc, char **argv, const char *tool,
+				 const char *usage, bool for_record)
+{
+	enum { OPT_FOLLOW = 256 };
+	static const struct option longopts[] = {
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	const char *optstring = for_record ? "+F:kb:o:ahV" : "F:kp:b:o:hV";
+	uint64_t value;
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->attr.size = sizeof(opts->attr);
+	opts->output = "sleepy.data";
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > SLEEPY_MAX_FREQUENCY)
+				return bad(tool, "frequency (1..100000 Hz)", optarg);
+			opts->attr.frequency = value;
+			break;
+		case 'k':
+			opts->attr.flags |= SLEEPY_FLAG_KERNEL;
+			break;
+		case 'p':
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > 0x3fffffff)
+				return bad(tool, "pid", optarg);
+			opts->attr.pid = value;
+			break;
+		case OPT_FOLLOW:
+			if (for_record)
+				return bad(tool, "option", "--follow");
+			opts->attr.flags |= SLEEPY_FLAG_FOLLOW_CHILDREN;
+			break;
+		case 'b':
+			if (!sleepy_parse_size(optarg, &value) ||
+			    value < SLEEPY_MIN_BUFFER_SIZE ||
+			    value > SLEEPY_MAX_BUFFER_SIZE || value % 4096)
+				return bad(tool, "buffer size (multiple of 4K, 8K..256M)",
+					   optarg);
+			opts->attr.buffer_size = value;
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad(tool, "output", optarg);
+			opts->output = optarg;
+			break;
+		case 'a':
+			opts->system_wide = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return SLEEPY_EXIT_OK;
+		case 'V':
+			sleepy_print_version(tool);
+			return SLEEPY_EXIT_OK;
+		default:
+			return SLEEPY_EXIT_USAGE;
+		}
+	}
+	if ((opts->attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !opts->attr.pid) {
+		fprintf(stderr, "%s: --follow needs -p PID\n", tool);
+		return SLEEPY_EXIT_USAGE;
+	}
+	return -1;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command-line options shared by the tools that start a session. */
+#ifndef SLEEPY_OPTIONS_H
+#define SLEEPY_OPTIONS_H
+
+#include <stdbool.h>
+#include <linux/sleepy.h>
+
+#ifndef SLEEPY_VERSION
+#define SLEEPY_VERSION "unknown"
+#endif
+
+#define SLEEPY_SESSION_OPTIONS_HELP \
+"    -F, --frequency HZ   samples per second and CPU (1..100000); default:\n" \
+"                         every scheduler tick (CONFIG_HZ)\n" \
+"    -k, --kernel         record kernel instruction pointers too\n" \
+"    -p, --pid PID        only this process (with --follow, and its children)\n" \
+"        --follow         with -p: follow children forked after the start\n" \
+"    -b, --buffer SIZE    kernel buffer per CPU, e.g. 256K, 4M (default 1M)\n" \
+"    -o, --output FILE    recording to write (default sleepy.data)\n"
+
+struct sleepy_session_options {
+	struct sleepy_attr attr;
+	const char *output;
+	bool system_wide;	/* sleepy-record -a */
+};
+
+/* Prints --version output for @tool. */
+void sleepy_print_version(const char *tool);
+
+/*
+ * Parses the session options; @for_record accepts -a and stops at the
+ * command.  Returns -1 to go on, else the exit code (help, version, error).
+ */
+int sleepy_session_options_parse(struct sleepy_session_options *opts,
+				 int argc, char **argv, const char *tool,
+				 const char *usage, bool for_record);
+
+#endif

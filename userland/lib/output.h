@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Report writers: the same rows as aligned text, CSV or JSON.  A report
+ * is a titled table of rows; every row is an application (and possibly an
+ * instruction pointer and function) with a sample count and percentage.
+ */
+#ifndef SLEEPY_OUTPUT_H
+#define SLEEPY_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum sleepy_format { SLEEPY_FORMAT_TEXT, SLEEPY_FORMAT_CSV, SLEEPY_FORMAT_JSON };
+
+struct sleepy_row {
+	const char *app;	/* name#instance */
+	uint32_t pid;
+	bool has_ip;
+	uint64_t ip;
+	bool in_kernel;
+	const char *function;	/* NULL when unknown */
+	uint64_t samples;
+	double percent;
+};
+
+struct sleepy_output {
+	FILE *out;
+	enum sleepy_format format;
+	const char *key;	/* current report's name */
+	bool with_ip;		/* current report has IP columns */
+	unsigned int reports;	/* begun so far */
+	unsigned int rows;	/* in the current report */
+};
+
+/* Parses "text", "csv" or "json"; false if unknown. */
+bool sleepy_format_parse(const char *name, enum sleepy_format *format);
+
+/* @summary: one line (text), JSON object members, or nothing for CSV. */
+void sleepy_output_begin(struct sleepy_output *o, FILE *out,
+			 enum sleepy_format format, const char *text_summary,
+			 const char *json_summary);
+void sleepy_output_report(struct sleepy_output *o, const char *key,
+			  const char *title, bool with_ip);
+void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *row);
+void sleepy_output_end(struct sleepy_output *o);
+
+#endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Aggregation of a recording: samples per application instance and per
+ * application instance and instruction pointer, plus the session's
+ * counters, ready to be sorted and printed.
+ */
+#ifndef SLEEPY_PROFILE_H
+#define SLEEPY_PROFILE_H
+
+#include <stdint.h>
+
+#include "recording.h"
+
+struct sleepy_app {
+	uint32_t appid;
+	uint32_t parent_appid;
+	uint32_t pid;
+	uint32_t instance;
+	uint64_t start_ns;
+	uint64_t exit_ns;	/* 0 if still running at the stop */
+	uint64_t samples;
+	char name[SLEEPY_APP_NAME_LEN + 1];
+	char label[SLEEPY_APP_NAME_LEN + 16];	/* "name#instance" */
+};
+
+/* Samples of one application at one instruction pointer. */
+struct sleepy_ip_count {
+	uint32_t appid;
+	uint32_t in_kernel;	/* ip is a kernel address (or unknown) */
+	uint64_t ip;
+	uint64_t samples;
+};
+
+/* An open-addressing table from a 64-bit key to a slot of @slot_size. */
+struct sleepy_table {
+	void *slots;
+	uint64_t *keys;		/* key + 1, 0 = empty */
+	size_t slot_size;
+	size_t capacity;
+	size_t used;
+};
+
+struct sleepy_profile {
+	struct sleepy_table apps;	/* appid -> struct sleepy_app */
+	struct sleepy_table ips;	/* hash -> struct sleepy_ip_count */
+	uint64_t samples;
+	uint64_t kernel_samples;	/* interrupt hit kernel mode */
+	uint64_t lost_in_stream;	/* sum of SLEEPY_REC_LOST */
+	uint64_t first_ns, last_ns;	/* of the samples */
+	uint64_t end_ns;
+	uint64_t table_overflows;
+	uint32_t stats_cpus;		/* CPU_STATS records seen */
+	struct sleepy_cpu_stats totals;	/* summed CPU_STATS */
+};
+
+void sleepy_profile_init(struct sleepy_profile *profile);
+void sleepy_profile_free(struct sleepy_profile *profile);
+/* Reads every record of @rec; returns 0, or -1 if reading stopped early. */
+int sleepy_profile_read(struct sleepy_profile *profile,
+			struct sleepy_recording *rec);
+void sleepy_profile_add(struct sleepy_profile *profile,
+			const struct sleepy_record_header *record);
+/* The application of @appid; a placeholder for unannounced ones. */
+struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
+				      uint32_t appid);
+
+/*
+ * Sorted copies for reports, by samples descending; the caller frees them.
+ * *count is set to the number of entries.
+ */
+struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
+					size_t *count);
+struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
+					    size_t *count);
+
+/* Generic table, exposed for the tests. */
+void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
+void sleepy_table_free(struct sleepy_table *table);
+/* Slot of @key (and @match on the slot); a zeroed new one if absent. */
+void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
+		       int (*match)(const void *slot, const void *arg),
+		       const void *arg);
+void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+
+#endif

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading and writing recordings; see recording.h for the layout. */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "recording.h"
+
+#if defined(__x86_64__)
+#define SLEEPY_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define SLEEPY_MACHINE EM_AARCH64
+#else
+#error "add this architecture's ELF machine"
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SLEEPY_BYTE_ORDER SLEEPY_BYTE_ORDER_LITTLE
+#else
+#define SLEEPY_BYTE_ORDER SLEEPY_BYTE_ORDER_BIG
+#endif
+
+void sleepy_file_header_init(struct sleepy_file_header *header,
+			     const struct sleepy_attr *attr, uint32_t ncpus,
+			     uint64_t start_time_ns)
+{
+	memset(header, 0, sizeof(*header));
+	memcpy(header->magic, SLEEPY_FILE_MAGIC, sizeof(header->magic));
+	header->version = SLEEPY_FORMAT_VERSION;
+	header->header_size = sizeof(*header);
+	header->machine = SLEEPY_MACHINE;
+	header->byte_order = SLEEPY_BYTE_ORDER;
+	header->pointer_size = sizeof(void *);
+	header->ncpus = ncpus;
+	header->frequency = attr->frequency;
+	header->flags = attr->flags;
+	header->start_time_ns = start_time_ns;
+	header->buffer_size = attr->buffer_size ?: SLEEPY_DEFAULT_BUFFER_SIZE;
+	header->pid = attr->pid;
+}
+
+static int fail(struct sleepy_recording *rec, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rec->error, sizeof(rec->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int check_header(struct sleepy_recording *rec)
+{
+	struct sleepy_file_header *h = &rec->header;
+
+	if (rec->size < 8 || memcmp(rec->data, SLEEPY_FILE_MAGIC, 8))
+		return fail(rec, "not a sleepy recording (bad magic)");
+	if (rec->size < sizeof(*h))
+		return fail(rec, "truncated file header (%zu of %zu bytes)",
+			    rec->size, sizeof(*h));
+	memcpy(h, rec->data, sizeof(*h));
+	if (h->byte_order != SLEEPY_BYTE_ORDER)
+		return fail(rec, "recorded with the other byte order; convert it on a machine of that byte order");
+	if (h->version != SLEEPY_FORMAT_VERSION)
+		return fail(rec, "format version %u, this sleepy-parse reads version %u; use the sleepy tools that match the recording",
+			    h->version, SLEEPY_FORMAT_VERSION);
+	if (h->machine != SLEEPY_MACHINE || h->pointer_size != sizeof(void *))
+		return fail(rec, "recorded on ELF machine %u, this is %u; parse it on that architecture",
+			    h->machine, SLEEPY_MACHINE);
+	if (h->header_size < sizeof(*h) || h->header_size > rec->size ||
+	    h->header_size % 8)
+		return fail(rec, "bad file header size %u", h->header_size);
+	rec->offset = h->header_size;
+	return 0;
+}
+
+int sleepy_recording_open_mem(struct sleepy_recording *rec,
+			      const void *data, size_t size)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->path = "<memory>";
+	rec->data = (unsigned char *)data;
+	rec->size = size;
+	return check_header(rec);
+}
+
+int sleepy_recording_open(struct sleepy_recording *rec, const char *path)
+{
+	struct stat st;
+	FILE *f;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->path = path;
+	f = fopen(path, "rb");
+	if (!f)
+		return fail(rec, "cannot open: %s", strerror(errno));
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		return fail(rec, "not a regular file");
+	}
+	rec->size = st.st_size;
+	rec->data = malloc(rec->size ?: 1);
+	if (!rec->data || fread(rec->data, 1, rec->size, f) != rec->size) {
+		fclose(f);
+		return fail(rec, "cannot read: %s", strerror(errno ?: EIO));
+	}
+	fclose(f);
+	return check_header(rec);
+}
+
+void sleepy_recording_close(struct sleepy_recording *rec)
+{
+	if (strcmp(rec->path, "<memory>"))
+		free(rec->data);
+	rec->data = NULL;
+}
+
+/* Smallest size a record of @type can have, 0 for types we skip. */
+static size_t min_record_size(uint16_t type)
+{
+	switch (type) {
+	case SLEEPY_REC_SAMPLE:
+		return sizeof(struct sleepy_sample);
+	case SLEEPY_REC_APP_START:
+		return sizeof(struct sleepy_app_start);
+	case SLEEPY_REC_APP_EXIT:
+		return sizeof(struct sleepy_app_exit);
+	case SLEEPY_REC_LOST:
+		return sizeof(struct sleepy_lost);
+	case SLEEPY_REC_CPU_STATS:
+		return sizeof(struct sleepy_cpu_stats);
+	case SLEEPY_REC_END:
+		return sizeof(struct sleepy_end);
+	default:
+		return sizeof(struct sleepy_record_header);
+	}
+}
+
+const struct sleepy_record_header *
+sleepy_recording_next(struct sleepy_recording *rec)
+{
+	const struct sleepy_record_header *header;
+	size_t left = rec->size - rec->offset;
+
+	if (rec->error[0] || !left)
+		return NULL;
+	rec->bad_offset = rec->offset;
+	if (left < sizeof(*header)) {
+		fail(rec, "truncated record header at byte %zu", rec->offset);
+		return NULL;
+	}
+	header = (const void *)(rec->data + rec->offset);
+	if (header->size < min_record_size(header->type) || header->size % 8) {
+		fail(rec, "corrupt record at byte %zu (type %u, size %u)",
+		     rec->offset, header->type, header->size);
+		return NULL;
+	}
+	if (header->size > left) {
+		fail(rec, "truncated record at byte %zu (needs %u bytes, %zu left)",
+		     rec->offset, header->size, left);
+		return NULL;
+	}
+	if (rec->header.ncpus && header->cpu >= rec->header.ncpus) {
+		fail(rec, "corrupt record at byte %zu (cpu %u of %u)",
+		     rec->offset, header->cpu, rec->header.ncpus);
+		return NULL;
+	}
+	rec->offset += header->size;
+	if (header->type == SLEEPY_REC_END)
+		rec->finished = true;
+	return header;
+}

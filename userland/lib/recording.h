@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Recordings: what sleepy-start's drainer writes and sleepy-parse reads.
+ *
+ * A recording is a struct sleepy_file_header followed by the kernel's
+ * records exactly as they came out of the per-CPU relay files (the
+ * records are defined once, in <linux/sleepy.h>), then a trailer the
+ * drainer adds when the session stops: one SLEEPY_REC_CPU_STATS per CPU
+ * and a SLEEPY_REC_END.
+ */
+#ifndef SLEEPY_RECORDING_H
+#define SLEEPY_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/sleepy.h>
+
+#define SLEEPY_FILE_MAGIC	"SLEEPYRC"
+#define SLEEPY_BYTE_ORDER_LITTLE 1
+#define SLEEPY_BYTE_ORDER_BIG	2
+
+struct sleepy_file_header {
+	char magic[8];
+	uint16_t version;	/* SLEEPY_FORMAT_VERSION */
+	uint16_t header_size;	/* sizeof(struct sleepy_file_header) */
+	uint16_t machine;	/* ELF e_machine of the recorded kernel */
+	uint8_t byte_order;	/* SLEEPY_BYTE_ORDER_* */
+	uint8_t pointer_size;
+	uint32_t ncpus;
+	uint32_t frequency;	/* Hz, 0 = scheduler tick */
+	uint64_t flags;		/* sleepy_attr.flags */
+	uint64_t start_time_ns;	/* CLOCK_MONOTONIC */
+	uint64_t buffer_size;	/* bytes per CPU */
+	uint32_t pid;		/* pid filter, 0 = all */
+	uint32_t reserved;
+};
+
+/* Fills @header for a recording made on this machine. */
+void sleepy_file_header_init(struct sleepy_file_header *header,
+			     const struct sleepy_attr *attr, uint32_t ncpus,
+			     uint64_t start_time_ns);
+
+/* A recording loaded into memory. */
+struct sleepy_recording {
+	const char *path;
+	unsigned char *data;
+	size_t size;
+	struct sleepy_file_header header;
+	size_t offset;		/* next record */
+	size_t bad_offset;	/* where reading stopped on corruption */
+	char error[256];	/* set when reading stopped early */
+	bool finished;		/* saw SLEEPY_REC_END */
+};
+
+/*
+ * Reads and checks @path.  Returns 0, or -1 with rec->error set (file
+ * unreadable, not a recording, wrong version, byte order or machine).
+ */
+int sleepy_recording_open(struct sleepy_recording *rec, const char *path);
+/* The same on a buffer the caller owns (fuzzing, tests). */
+int sleepy_recording_open_mem(struct sleepy_recording *rec,
+			      const void *data, size_t size);
+void sleepy_recording_close(struct sleepy_recording *rec);
+
+/*
+ * Next record, or NULL at the end.  At a corrupt or truncated record it
+ * returns NULL with rec->error set and rec->bad_offset at the record.
+ */
+const struct sleepy_record_header *
+sleepy_recording_next(struct sleepy_recording *rec);
+
+#endif

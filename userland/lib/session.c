@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Session control and the drainer.
+ *
+ * The drainer is a child process of the tool that started the session.
+ * For each CPU it reads the relay file only when relay reports a complete
+ * sub-buffer (POLLIN), and then exactly that sub-buffer: its header says
+ * how many bytes of records it holds, so the drainer never reads into a
+ * sub-buffer the kernel is still writing.  When asked to finish (SIGUSR1,
+ * after sleepy_stop() flushed every buffer) it drains what is left, appends
+ * the per-CPU statistics from debugfs as the trailer, and exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recording.h"
+#include "session.h"
+
+#define DRAIN_POLL_MS		200
+#define DRAINER_EXIT_TIMEOUT_MS	60000
+
+int sleepy_sys_start(const struct sleepy_attr *attr, unsigned int size)
+{
+	return syscall(__NR_sleepy_start, attr, size) ? -errno : 0;
+}
+
+int sleepy_sys_stop(unsigned int flags)
+{
+	return syscall(__NR_sleepy_stop, flags) ? -errno : 0;
+}
+
+const char *sleepy_explain(const char *call, int err)
+{
+	static char line[256];
+	const char *what;
+
+	switch (-err) {
+	case ENOSYS:
+		what = "this kernel has no sleepy support; boot one built with CONFIG_SLEEPY=y (see README: make run)";
+		break;
+	case EPERM:
+		what = "permission denied; needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)";
+		break;
+	case EBUSY:
+		what = "a session is already running; end it with sleepy-stop";
+		break;
+	case ESRCH:
+		what = strcmp(call, "sleepy_stop") ?
+		       "no process with that pid" :
+		       "no session is running; start one with sleepy-start";
+		break;
+	case EINVAL:
+		what = "invalid attributes (frequency 0..100000 Hz, buffer a multiple of 4 KiB between 8 KiB and 256 MiB)";
+		break;
+	case ENOMEM:
+		what = "the kernel could not allocate the buffers; ask for a smaller buffer (-b)";
+		break;
+	default:
+		what = strerror(-err);
+		break;
+	}
+	snprintf(line, sizeof(line), "%s: %s", call, what);
+	return line;
+}
+
+bool sleepy_parse_u64(const char *s, uint64_t *value)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*value = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+bool sleepy_parse_size(const char *s, uint64_t *value)
+{
+	uint64_t shift = 0;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*value = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case '\0':
+		return true;
+	default:
+		return false;
+	}
+	if (end[1] || *value > (UINT64_MAX >> shift))
+		return false;
+	*value <<= shift;
+	return true;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+const char *sleepy_state_path(void)
+{
+	static char path[PATH_MAX];
+	const char *dir = getenv("SLEEPY_STATE_DIR");
+
+	snprintf(path, sizeof(path), "%s/session", dir ?: SLEEPY_STATE_DIR);
+	return path;
+}
+
+int sleepy_state_save(pid_t drainer, const char *output)
+{
+	const char *dir = getenv("SLEEPY_STATE_DIR");
+	FILE *f;
+
+	mkdir(dir ?: SLEEPY_STATE_DIR, 0700);
+	f = fopen(sleepy_state_path(), "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n%s\n", (int)drainer, output);
+	return fclose(f);
+}
+
+int sleepy_state_load(pid_t *drainer, char *output, size_t size)
+{
+	FILE *f = fopen(sleepy_state_path(), "r");
+	int pid, ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d\n", &pid) == 1 && fgets(output, size, f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	output[strcspn(output, "\n")] = '\0';
+	*drainer = pid;
+	return 0;
+}
+
+void sleepy_state_remove(void)
+{
+	unlink(sleepy_state_path());
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+struct drainer {
+	int out;
+	unsigned int ncpus;
+	int *fds;
+	char *buf;
+	size_t buf_size;
+};
+
+static volatile sig_atomic_t drainer_finish;
+
+static void drainer_on_signal(int sig)
+{
+	(void)sig;
+	drainer_finish = 1;
+}
+
+/* Copies every complete sub-buffer of one CPU; -1 on an I/O error. */
+static int drain_cpu(struct drainer *d, int fd)
+{
+	struct sleepy_subbuf_header header;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (fd < 0)
+		return 0;
+	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+		if (read_all(fd, &header, sizeof(header)) ||
+		    header.committed < sizeof(header) ||
+		    header.committed - sizeof(header) > d->buf_size) {
+			fprintf(stderr, "sleepy drainer: bad sub-buffer header\n");
+			return -1;
+		}
+		if (read_all(fd, d->buf, header.committed - sizeof(header)) ||
+		    write_all(d->out, d->buf, header.committed - sizeof(header))) {
+			fprintf(stderr, "sleepy drainer: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The trailer: debugfs sleepy/stats as CPU_STATS records and END. */
+static int write_trailer(struct drainer *d)
+{
+	struct sleepy_end end = {
+		.header = { .type = SLEEPY_REC_END, .size = sizeof(end) },
+	};
+	struct sleepy_cpu_stats stats;
+	unsigned long long v[5];
+	char line[256];
+	int err = 0;
+	FILE *f;
+
+	f = fopen(SLEEPY_DEBUGFS "/stats", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && !err) {
+		if (sscanf(line, "cpu %llu samples %llu dropped %llu idle %llu unknown %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4]) == 5) {
+			stats = (struct sleepy_cpu_stats) {
+				.header = {
+					.type = SLEEPY_REC_CPU_STATS,
+					.size = sizeof(stats),
+					.cpu = v[0],
+				},
+				.samples = v[1],
+				.dropped = v[2],
+				.idle = v[3],
+				.unknown = v[4],
+			};
+			if (v[0] < d->ncpus)
+				err = write_all(d->out, &stats, sizeof(stats));
+		} else if (sscanf(line, "table_overflows %llu", &v[0]) == 1) {
+			end.table_overflows = v[0];
+		} else if (sscanf(line, "stop_ns %llu", &v[0]) == 1) {
+			end.time_ns = v[0];
+		}
+	}
+	fclose(f);
+	if (!end.time_ns)
+		end.time_ns = monotonic_ns();
+	return err ? -1 : write_all(d->out, &end, sizeof(end));
+}
+
+static int drainer_run(struct drainer *d, int ready_fd)
+{
+	struct pollfd pfds[d->ncpus];
+	struct sigaction sa = { .sa_handler = drainer_on_signal };
+	unsigned int i;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	write_all(ready_fd, "r", 1);
+	close(ready_fd);
+
+	for (i = 0; i < d->ncpus; i++)
+		pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
+	while (!drainer_finish) {
+		if (poll(pfds, d->ncpus, DRAIN_POLL_MS) < 0 && errno != EINTR)
+			return 1;
+		for (i = 0; i < d->ncpus; i++)
+			if (drain_cpu(d, d->fds[i]))
+				return 1;
+	}
+	/* sleepy_stop() has flushed: every sub-buffer left is complete. */
+	for (i = 0; i < d->ncpus; i++)
+		if (drain_cpu(d, d->fds[i]))
+			return 1;
+	if (write_trailer(d) || fsync(d->out) || close(d->out))
+		return 1;
+	return 0;
+}
+
+static int drainer_open(struct drainer *d, const char *output,
+			size_t buffer_size)
+{
+	unsigned int cpu;
+	char path[64];
+
+	d->out = open(output, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (d->out < 0) {
+		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
+		return -1;
+	}
+	d->buf_size = buffer_size;
+	d->buf = malloc(buffer_size);
+	d->fds = calloc(d->ncpus, sizeof(int));
+	if (!d->buf || !d->fds)
+		return -1;
+	for (cpu = 0; cpu < d->ncpus; cpu++) {
+		snprintf(path, sizeof(path), SLEEPY_DEBUGFS "/cpu%u", cpu);
+		d->fds[cpu] = open(path, O_RDONLY | O_CLOEXEC);
+		/* Possible but offline CPUs have no buffer; poll skips -1. */
+		if (d->fds[cpu] < 0 && cpu && errno == ENOENT)
+			continue;
+		if (d->fds[cpu] < 0) {
+			fprintf(stderr, "sleepy-start: %s: %s%s\n", path,
+				strerror(errno), errno == ENOENT ?
+				" (is debugfs mounted? mount -t debugfs none /sys/kernel/debug)" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
+{
+	struct sleepy_file_header header;
+	struct drainer d = { .ncpus = sysconf(_SC_NPROCESSORS_CONF) };
+	int ready[2], fd, err, status;
+	char byte;
+	pid_t pid;
+
+	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "sleepy-start: cannot create %s: %s\n", output,
+			strerror(errno));
+		return -1;
+	}
+	sleepy_file_header_init(&header, attr, d.ncpus, monotonic_ns());
+	if (write_all(fd, &header, sizeof(header)) || close(fd)) {
+		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
+		return -1;
+	}
+
+	err = sleepy_sys_start(attr, sizeof(*attr));
+	if (err) {
+		fprintf(stderr, "sleepy-start: %s\n", sleepy_explain("sleepy_start", err));
+		unlink(output);
+		return -1;
+	}
+
+	if (pipe(ready)) {
+		perror("sleepy-start: pipe");
+		goto stop;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("sleepy-start: fork");
+		goto stop;
+	}
+	if (!pid) {
+		close(ready[0]);
+		setsid();
+		if (drainer_open(&d, output, header.buffer_size))
+			_exit(SLEEPY_EXIT_ERROR);
+		_exit(drainer_run(&d, ready[1]));
+	}
+	close(ready[1]);
+	if (read(ready[0], &byte, 1) != 1) {
+		close(ready[0]);
+		waitpid(pid, &status, 0);
+		goto stop;
+	}
+	close(ready[0]);
+	return pid;
+stop:
+	sleepy_sys_stop(0);
+	unlink(output);
+	return -1;
+}
+
+static int wait_for_exit(pid_t pid)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd pfd;
+	int status, ret;
+
+	if (pidfd < 0)
+		return errno == ESRCH ? 0 : -1;
+	pfd = (struct pollfd) { .fd = pidfd, .events = POLLIN };
+	do {
+		ret = poll(&pfd, 1, DRAINER_EXIT_TIMEOUT_MS);
+	} while (ret < 0 && errno == EINTR);
+	close(pidfd);
+	/* Reap it when it is our child (sleepy-record); harmless otherwise. */
+	waitpid(pid, &status, WNOHANG);
+	return ret == 1 ? 0 : -1;
+}
+
+static int summarize(const char *output, struct sleepy_summary *summary)
+{
+	const struct sleepy_record_header *record;
+	struct sleepy_recording rec;
+	int ret = 0;
+
+	memset(summary, 0, sizeof(*summary));
+	if (sleepy_recording_open(&rec, output)) {
+		fprintf(stderr, "sleepy-stop: %s: %s\n", output, rec.error);
+		sleepy_recording_close(&rec);
+		return -1;
+	}
+	summary->bytes = rec.size;
+	summary->cpus = rec.header.ncpus;
+	summary->buffer_bytes_per_cpu = rec.header.buffer_size;
+	while ((record = sleepy_recording_next(&rec))) {
+		const struct sleepy_cpu_stats *stats = (const void *)record;
+
+		if (record->type == SLEEPY_REC_CPU_STATS) {
+			summary->samples += stats->samples;
+			summary->dropped += stats->dropped;
+		} else if (record->type == SLEEPY_REC_LOST) {
+			summary->lost_in_stream +=
+				((const struct sleepy_lost *)record)->count;
+		} else if (record->type == SLEEPY_REC_END) {
+			summary->duration_ns =
+				((const struct sleepy_end *)record)->time_ns -
+				rec.header.start_time_ns;
+		}
+	}
+	if (rec.error[0] || !rec.finished) {
+		fprintf(stderr, "sleepy-stop: %s: %s\n", output,
+			rec.error[0] ? rec.error : "no trailer");
+		ret = -1;
+	}
+	sleepy_recording_close(&rec);
+	return ret;
+}
+
+static uint64_t stats_value(const char *key)
+{
+	unsigned long long v = 0;
+	char line[256], fmt[64];
+	FILE *f = fopen(SLEEPY_DEBUGFS "/stats", "r");
+
+	if (!f)
+		return 0;
+	snprintf(fmt, sizeof(fmt), "%s %%llu", key);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+int sleepy_session_end(pid_t drainer, const char *output,
+		       struct sleepy_summary *summary)
+{
+	int err = sleepy_sys_stop(0);
+
+	if (err) {
+		fprintf(stderr, "sleepy-stop: %s\n", sleepy_explain("sleepy_stop", err));
+		return -1;
+	}
+	if (kill(drainer, SIGUSR1) && errno != ESRCH) {
+		perror("sleepy-stop: signalling the drainer");
+		return -1;
+	}
+	if (wait_for_exit(drainer)) {
+		fprintf(stderr, "sleepy-stop: the drainer (pid %d) did not finish\n",
+			(int)drainer);
+		return -1;
+	}
+	if (summarize(output, summary))
+		return -1;
+	summary->table_bytes_per_app = stats_value("table_bytes_per_app");
+	return 0;
+}
+
+void sleepy_summary_print(const struct sleepy_summary *summary,
+			  const char *output)
+{
+	printf("sleepy: %" PRIu64 " samples, %" PRIu64 " dropped, %.2f s, %u CPUs, %" PRIu64
+	       " bytes in %s (kernel memory: %" PRIu64 " buffer bytes per CPU, %" PRIu64
+	       " table bytes per live appid)\n",
+	       summary->samples, summary->dropped,
+	       summary->duration_ns / 1e9, summary->cpus, summary->bytes, output,
+	       summary->buffer_bytes_per_cpu, summary->table_bytes_per_app);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sessions as the tools see them: the two system calls, the drainer that
+ * copies every CPU's relay file into the recording, and the state file
+ * through which sleepy-stop finds the drainer that sleepy-start left.
+ */
+#ifndef SLEEPY_SESSION_H
+#define SLEEPY_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/sleepy.h>
+
+#define SLEEPY_DEBUGFS		"/sys/kernel/debug/sleepy"
+#define SLEEPY_STATE_DIR	"/run/sleepy"
+
+/* Exit codes shared by the tools (documented in their man pages). */
+enum {
+	SLEEPY_EXIT_OK = 0,
+	SLEEPY_EXIT_ERROR = 1,	/* the operation failed */
+	SLEEPY_EXIT_USAGE = 2,	/* bad command line */
+};
+
+/* The system calls; 0 or -errno. */
+int sleepy_sys_start(const struct sleepy_attr *attr, unsigned int size);
+int sleepy_sys_stop(unsigned int flags);
+
+/* One line saying what went wrong with a system call and what to do. */
+const char *sleepy_explain(const char *call, int err);
+
+struct sleepy_summary {
+	uint64_t samples;
+	uint64_t dropped;
+	uint64_t lost_in_stream;
+	uint64_t duration_ns;
+	uint64_t bytes;
+	uint64_t buffer_bytes_per_cpu;
+	uint64_t table_bytes_per_app;
+	uint32_t cpus;
+};
+
+/*
+ * Writes the file header to @output, starts the session and a drainer
+ * process appending to @output.  Returns the drainer's pid, or -1 after
+ * printing why (the session is not left running).
+ */
+pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output);
+
+/*
+ * Stops the session, lets @drainer write what is left and the trailer,
+ * and sums up @output.  Returns 0, or -1 after printing why.
+ */
+int sleepy_session_end(pid_t drainer, const char *output,
+		       struct sleepy_summary *summary);
+
+/* Prints the one-line summary of sleepy-stop and sleepy-record. */
+void sleepy_summary_print(const struct sleepy_summary *summary,
+			  const char *output);
+
+/* State file of the drainer that sleepy-start left behind. */
+const char *sleepy_state_path(void);
+int sleepy_state_save(pid_t drainer, const char *output);
+int sleepy_state_load(pid_t *drainer, char *output, size_t size);
+void sleepy_state_remove(void);
+
+/* Strict number parsing for options; false if @s is not one. */
+bool sleepy_parse_u64(const char *s, uint64_t *value);
+/* Sizes with an optional K, M or G suffix. */
+bool sleepy_parse_size(const char *s, uint64_t *value);
+
+#endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sleepy-stop: stop the session, finish the recording, print a summary. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "lib/options.h"
+#include "lib/session.h"
+
+static const char usage[] =
+"USAGE: sleepy-stop\n"
+"\n"
+"Stop the running session, wait until the drainer started by sleepy-start\n"
+"has written everything and the trailer, and print one summary line.\n"
+"\n"
+"EXAMPLES:\n"
+"    sleepy-start -o r.data; sleep 10; sleepy-stop\n"
+"\n"
+"OPTIONS:\n"
+"    -h, --help           show this help\n"
+"    -V, --version        show the version\n"
+"\n"
+"Exit status: 0 stopped and the recording is complete, 1 failed, 2 bad usage.\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	struct sleepy_summary summary;
+	char output[PATH_MAX];
+	pid_t drainer;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage, stdout);
+			return SLEEPY_EXIT_OK;
+		case 'V':
+			sleepy_print_version("sleepy-stop");
+			return SLEEPY_EXIT_OK;
+		default:
+			return SLEEPY_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "sleepy-stop: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return SLEEPY_EXIT_USAGE;
+	}
+
+	if (sleepy_state_load(&drainer, output, sizeof(output))) {
+		/* No drainer of ours: still end a session someone left. */
+		err = sleepy_sys_stop(0);
+		fprintf(stderr, "sleepy-stop: no session started by sleepy-start (%s)%s\n",
+			sleepy_state_path(),
+			err ? "" : "; stopped the kernel session anyway");
+		if (err && err != -ESRCH)
+			fprintf(stderr, "sleepy-stop: %s\n", sleepy_explain("sleepy_stop", err));
+		return SLEEPY_EXIT_ERROR;
+	}
+	if (sleepy_session_end(drainer, output, &summary))
+		return SLEEPY_EXIT_ERROR;
+	sleepy_state_remove();
+	sleepy_summary_print(&summary, output);
+	return SLEEPY_EXIT_OK;
+}

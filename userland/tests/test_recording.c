@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the recording reader, the aggregation, the symbol
+ * lookup and the option parsers.  TAP output; exit status 1 on failure.
+ * Argument: the build directory (for a benchmark binary with symbols).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/profile.h"
+#include "lib/recording.h"
+#include "lib/session.h"
+#include "lib/symbols.h"
+
+static int failures, tests;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	failures += !ok;
+	printf("%s %d - ", ok ? "ok" : "not ok", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* A recording under construction. */
+struct builder {
+	unsigned char *data;
+	size_t size;
+};
+
+static void put(struct builder *b, const void *p, size_t len)
+{
+	b->data = realloc(b->data, b->size + len);
+	memcpy(b->data + b->size, p, len);
+	b->size += len;
+}
+
+static void put_header(struct builder *b, uint32_t ncpus)
+{
+	struct sleepy_attr attr = { .frequency = 1000 };
+	struct sleepy_file_header h;
+
+	sleepy_file_header_init(&h, &attr, ncpus, 1000);
+	put(b, &h, sizeof(h));
+}
+
+static void put_app(struct builder *b, uint32_t appid, const char *name,
+		    uint32_t instance)
+{
+	struct sleepy_app_start a = {
+		.header = { SLEEPY_REC_APP_START, sizeof(a), 0 },
+		.appid = appid, .pid = 100 + appid, .instance = instance,
+	};
+
+	strncpy(a.name, name, sizeof(a.name));
+	put(b, &a, sizeof(a));
+}
+
+static void put_sample(struct builder *b, uint32_t appid, uint64_t ip,
+		       uint32_t cpu, uint32_t flags)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(s), cpu },
+		.time_ns = 2000 + b->size, .user_ip = ip, .appid = appid,
+		.flags = flags,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+static void put_trailer(struct builder *b, uint64_t samples, uint64_t dropped)
+{
+	struct sleepy_cpu_stats st = {
+		.header = { SLEEPY_REC_CPU_STATS, sizeof(st), 0 },
+		.samples = samples, .dropped = dropped,
+	};
+	struct sleepy_end end = {
+		.header = { SLEEPY_REC_END, sizeof(end), 0 }, .time_ns = 9000,
+	};
+
+	put(b, &st, sizeof(st));
+	put(b, &end, sizeof(end));
+}
+
+/* Reads @b completely; returns the profile's sample count or -1. */
+static long read_all(struct builder *b, struct sleepy_recording *rec,
+		     struct sleepy_profile *profile)
+{
+	sleepy_profile_init(profile);
+	if (sleepy_recording_open_mem(rec, b->data, b->size))
+		return -1;
+	sleepy_profile_read(profile, rec);
+	return profile->samples;
+}
+
+static struct builder good_recording(void)
+{
+	struct builder b = {};
+	int i;
+
+	put_header(&b, 2);
+	put_app(&b, 1, "loop", 1);
+	put_app(&b, 2, "loop", 2);
+	for (i = 0; i < 30; i++)
+		put_sample(&b, 1, 0x401000 + (i % 3) * 4, i % 2, 0);
+	for (i = 0; i < 10; i++)
+		put_sample(&b, 2, 0x401000, 0, 0);
+	put_sample(&b, 0, 0xffff, 1, SLEEPY_SAMPLE_IN_KERNEL);
+	put_trailer(&b, 41, 0);
+	return b;
+}
+
+static void test_good(void)
+{
+	struct builder b = good_recording();
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_app **apps;
+	struct sleepy_ip_count **ips;
+	size_t napps, nips;
+
+	check(read_all(&b, &rec, &p) == 41, "good recording: 41 samples read");
+	check(rec.finished && !rec.error[0], "good recording: complete, no error");
+	check(p.totals.samples == 41 && p.stats_cpus == 1, "trailer statistics summed");
+	check(p.kernel_samples == 1, "kernel-mode samples counted");
+	apps = sleepy_profile_apps(&p, &napps);
+	check(napps == 3 && !strcmp(apps[0]->label, "loop#1") &&
+	      apps[0]->samples == 30 && !strcmp(apps[1]->label, "loop#2") &&
+	      !strcmp(apps[2]->label, "[unknown]"),
+	      "by application: sorted, instances apart, unknown labelled");
+	ips = sleepy_profile_ips(&p, &nips);
+	check(nips == 5 && ips[0]->samples == 10 && ips[0]->appid == 1 &&
+	      ips[0]->ip == 0x401000 && ips[1]->samples == 10,
+	      "by application and IP: 5 rows, ties ordered by appid");
+	free(apps);
+	free(ips);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+static void test_many_ips(void)
+{
+	struct builder b = {};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_ip_count **ips;
+	size_t nips, i;
+	uint64_t sum = 0;
+
+	put_header(&b, 1);
+	for (i = 0; i < 20000; i++)
+		put_sample(&b, 1 + i % 7, 0x400000 + (i % 5000) * 16, 0, 0);
+	put_trailer(&b, 20000, 0);
+	read_all(&b, &rec, &p);
+	ips = sleepy_profile_ips(&p, &nips);
+	for (i = 0; i < nips; i++)
+		sum += ips[i]->samples;
+	/* 5000 IPs x 7 apps repeat with period lcm(5000, 7) = 35000 > 20000 */
+	check(nips == 20000 && sum == 20000, "table growth keeps every distinct key (%zu rows)", nips);
+	free(ips);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+static void expect_open_error(struct builder *b, const char *needle,
+			      const char *what)
+{
+	struct sleepy_recording rec;
+	int ret = sleepy_recording_open_mem(&rec, b->data, b->size);
+
+	check(ret == -1 && strstr(rec.error, needle), "%s: refused (%s)", what,
+	      rec.error);
+}
+
+static void test_bad_headers(void)
+{
+	struct builder b = {};
+	struct sleepy_file_header *h;
+
+	put(&b, "", 0);
+	expect_open_error(&b, "bad magic", "empty file");
+	put(&b, "SLEEPYRC", 8);
+	expect_open_error(&b, "truncated file header", "header cut short");
+	free(b.data);
+
+	b = good_recording();
+	h = (void *)b.data;
+	h->version = SLEEPY_FORMAT_VERSION + 1;
+	expect_open_error(&b, "format version", "newer format version");
+	h->version = SLEEPY_FORMAT_VERSION;
+	h->machine = 183;	/* EM_AARCH64 */
+	expect_open_error(&b, "ELF machine", "other architecture");
+	h->machine = 62;
+	h->byte_order = SLEEPY_BYTE_ORDER_BIG;
+	expect_open_error(&b, "byte order", "other byte order");
+	h->byte_order = SLEEPY_BYTE_ORDER_LITTLE;
+	memcpy(h->magic, "PERFILE2", 8);
+	expect_open_error(&b, "bad magic", "perf.data or other file");
+	free(b.data);
+}
+
+static void expect_read_error(struct builder *b, const char *needle,
+			      size_t offset, long samples, const char *what)
+{
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	long n = read_all(b, &rec, &p);
+
+	check(n == samples && strstr(rec.error, needle) &&
+	      rec.bad_offset == offset,
+	      "%s: %ld samples kept, error at byte %zu (%s)", what, n,
+	      rec.bad_offset, rec.error);
+	sleepy_profile_free(&p);
+}
+
+static void test_damaged(void)
+{
+	struct builder b = good_recording();
+	size_t first_sample = sizeof(struct sleepy_file_header) +
+			      2 * sizeof(struct sleepy_app_start);
+	size_t fifth = first_sample + 4 * sizeof(struct sleepy_sample);
+	struct sleepy_record_header *r;
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	size_t size = b.size;
+
+	b.size = fifth + 10;
+	expect_read_error(&b, "truncated record at byte", fifth, 4,
+			  "cut inside a record");
+	b.size = fifth + 4;
+	expect_read_error(&b, "truncated record header", fifth, 4,
+			  "cut inside a record header");
+	b.size = size;
+
+	r = (void *)(b.data + fifth);
+	r->size = 12;
+	expect_read_error(&b, "corrupt record", fifth, 4, "size not a multiple of 8");
+	r->size = 0;
+	expect_read_error(&b, "corrupt record", fifth, 4, "zero size");
+	r->size = 16;
+	expect_read_error(&b, "corrupt record", fifth, 4, "sample smaller than its type");
+	r->size = 0xfff8;
+	expect_read_error(&b, "truncated record", fifth, 4, "size past the end");
+	r->size = sizeof(struct sleepy_sample);
+	r->cpu = 77;
+	expect_read_error(&b, "cpu 77", fifth, 4, "cpu out of range");
+	r->cpu = 0;
+
+	/* An unknown record type is skipped by its size. */
+	r->type = 999;
+	check(read_all(&b, &rec, &p) == 40 && !rec.error[0] && rec.finished,
+	      "unknown record type skipped");
+	sleepy_profile_free(&p);
+	r->type = SLEEPY_REC_SAMPLE;
+
+	/* No trailer: everything read, but not finished. */
+	b.size = size - sizeof(struct sleepy_end) - sizeof(struct sleepy_cpu_stats);
+	check(read_all(&b, &rec, &p) == 41 && !rec.error[0] && !rec.finished,
+	      "missing trailer: all samples read, recording marked unfinished");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+static void test_names_sanitised(void)
+{
+	struct builder b = {};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "a;b,c\"\n", 3);
+	put_sample(&b, 1, 1, 0, 0);
+	put_trailer(&b, 1, 0);
+	read_all(&b, &rec, &p);
+	check(!strcmp(sleepy_profile_app(&p, 1)->label, "a_b_c__#3"),
+	      "separators and control bytes replaced in names (%s)",
+	      sleepy_profile_app(&p, 1)->label);
+	check(!strcmp(sleepy_profile_app(&p, 9)->label, "[unannounced]"),
+	      "samples of an unannounced appid get a label");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+static void test_symbols(const char *dir)
+{
+	struct sleepy_symbols syms;
+	const struct sleepy_symbol *main_sym, *found;
+	char path[4096], error[512];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/bench/call", dir);
+	if (sleepy_symbols_load(&syms, path, error, sizeof(error))) {
+		check(0, "symbols of %s: %s", path, error);
+		return;
+	}
+	for (i = 0, main_sym = NULL; i < syms.count; i++)
+		if (!strcmp(syms.syms[i].name, "loop"))
+			main_sym = &syms.syms[i];
+	check(main_sym && !strcmp(syms.app_name, "call"), "function 'loop' found in bench/call");
+	if (main_sym) {
+		found = sleepy_symbols_find(&syms, main_sym->start + main_sym->size - 1);
+		check(found == main_sym, "address inside 'loop' resolves to it");
+		found = sleepy_symbols_find(&syms, main_sym->start + main_sym->size);
+		check(!found || found != main_sym, "address past 'loop' does not");
+	}
+	check(!sleepy_symbols_find(&syms, 1), "address 1 resolves to nothing");
+	sleepy_symbols_free(&syms);
+	check(sleepy_symbols_load(&syms, "/nonexistent", error, sizeof(error)) &&
+	      strstr(error, "No such file"), "missing binary refused (%s)", error);
+	check(sleepy_symbols_load(&syms, "/etc/hostname", error, sizeof(error)) &&
+	      strstr(error, "not an ELF"), "non-ELF refused (%s)", error);
+}
+
+static void test_parsers(void)
+{
+	uint64_t v;
+
+	check(sleepy_parse_size("4M", &v) && v == 4 << 20, "size 4M");
+	check(sleepy_parse_size("256k", &v) && v == 256 << 10, "size 256k");
+	check(!sleepy_parse_size("4X", &v) && !sleepy_parse_size("", &v) &&
+	      !sleepy_parse_size("-1", &v) && !sleepy_parse_size("99999999999G", &v),
+	      "bad sizes refused");
+	check(sleepy_parse_u64("10000", &v) && v == 10000 &&
+	      !sleepy_parse_u64("10k", &v) && !sleepy_parse_u64("-5", &v),
+	      "numbers parsed strictly");
+}
+
+int main(int argc, char **argv)
+{
+	test_good();
+	test_many_ips();
+	test_bad_headers();
+	test_damaged();
+	test_names_sanitised();
+	test_symbols(argc > 1 ? argv[1] : "../build/userland");
+	test_parsers();
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
