@@ -141,7 +141,7 @@ static void report_functions(struct sleepy_output *out,
 	qsort(rows, n, sizeof(*rows), cmp_functions);
 
 	sleepy_output_report(out, "by_function", "By application and function",
-			     true);
+			     SLEEPY_COLUMNS_FUNCTION);
 	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
 		struct sleepy_row row = {
 			.app = rows[i].app->label,
@@ -163,7 +163,7 @@ static void report(struct parse_options *opts, struct sleepy_profile *profile,
 	struct sleepy_app **apps;
 	struct sleepy_ip_count **ips;
 	struct sleepy_output out;
-	char text[512], json[512];
+	char text[512], json[512], frequency[32] = "tick (CONFIG_HZ)";
 	size_t napps, nips, i, shown;
 	uint64_t total = 0;
 
@@ -172,28 +172,31 @@ static void report(struct parse_options *opts, struct sleepy_profile *profile,
 	for (i = 0; i < napps; i++)
 		if (app_selected(opts, apps[i]))
 			total += apps[i]->samples;
+	if (rec->header.frequency)
+		snprintf(frequency, sizeof(frequency), "%u Hz",
+			 rec->header.frequency);
 
 	snprintf(text, sizeof(text),
 		 "# %s: %" PRIu64 " samples shown of %" PRIu64 " (%" PRIu64
-		 " in kernel mode), %u CPUs, %s%u Hz, %.2f s, %" PRIu64 " dropped",
+		 " in kernel mode), %u CPUs, %s, %.2f s, %" PRIu64 " dropped",
 		 opts->path, total, profile->samples, profile->kernel_samples,
-		 rec->header.ncpus, rec->header.frequency ? "" : "tick, ",
-		 rec->header.frequency, profile->samples ?
+		 rec->header.ncpus, frequency, profile->samples ?
 		 (profile->last_ns - profile->first_ns) / 1e9 : 0.0,
 		 profile->totals.dropped);
 	snprintf(json, sizeof(json),
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
-		 ", \"dropped\": %" PRIu64 ", \"complete\": %s",
+		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
+		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
-		 profile->totals.dropped,
+		 profile->totals.samples, profile->totals.dropped,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stdout, opts->format, text, json);
 	if (!total)
 		total = 1;
 
-	sleepy_output_report(&out, "by_app", "By application", false);
+	sleepy_output_report(&out, "by_app", "By application", SLEEPY_COLUMNS_APP);
 	for (i = 0, shown = 0; i < napps; i++) {
 		struct sleepy_row row = {
 			.app = apps[i]->label,
@@ -210,7 +213,8 @@ static void report(struct parse_options *opts, struct sleepy_profile *profile,
 	}
 
 	sleepy_output_report(&out, "by_app_ip",
-			     "By application and instruction pointer", true);
+			     "By application and instruction pointer",
+			     SLEEPY_COLUMNS_IP);
 	for (i = 0, shown = 0; i < nips; i++) {
 		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
 		struct sleepy_row row = {

@@ -64,22 +64,20 @@ static void report_end(struct sleepy_output *o)
 }
 
 void sleepy_output_report(struct sleepy_output *o, const char *key,
-			  const char *title, bool with_ip)
+			  const char *title, enum sleepy_columns columns)
 {
 	report_end(o);
 	o->reports++;
 	o->rows = 0;
-	o->with_ip = with_ip;
+	o->columns = columns;
 	o->key = key;
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
 		fprintf(o->out, "\n== %s ==\n", title);
-		if (with_ip)
-			fprintf(o->out, "%10s %7s  %-24s %-18s %s\n", "SAMPLES",
-				"%", "APPLICATION", "IP", "FUNCTION");
-		else
-			fprintf(o->out, "%10s %7s  %-24s %s\n", "SAMPLES", "%",
-				"APPLICATION", "PID");
+		fprintf(o->out, "%10s %7s  %-24s %s\n", "SAMPLES", "%",
+			"APPLICATION", columns == SLEEPY_COLUMNS_APP ? "PID" :
+			columns == SLEEPY_COLUMNS_IP ? "IP                 FUNCTION" :
+			"FUNCTION");
 		break;
 	case SLEEPY_FORMAT_CSV:
 		break;
@@ -97,13 +95,15 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		snprintf(ip, sizeof(ip), "0x%" PRIx64, r->ip);
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
-		if (o->with_ip)
-			fprintf(o->out, "%10" PRIu64 " %6.2f%%  %-24s %-18s %s%s\n",
-				r->samples, r->percent, r->app, ip,
-				r->function ?: "", r->in_kernel ? " [k]" : "");
+		fprintf(o->out, "%10" PRIu64 " %6.2f%%  %-24s ", r->samples,
+			r->percent, r->app);
+		if (o->columns == SLEEPY_COLUMNS_APP)
+			fprintf(o->out, "%u\n", r->pid);
+		else if (o->columns == SLEEPY_COLUMNS_IP)
+			fprintf(o->out, "%-18s %s%s\n", ip, r->function ?: "",
+				r->in_kernel ? " [k]" : "");
 		else
-			fprintf(o->out, "%10" PRIu64 " %6.2f%%  %-24s %u\n",
-				r->samples, r->percent, r->app, r->pid);
+			fprintf(o->out, "%s\n", r->function ?: "");
 		break;
 	case SLEEPY_FORMAT_CSV:
 		fprintf(o->out, "%s,%s,%u,%s,%s,%s,%" PRIu64 ",%.4f\n",

@@ -13,6 +13,13 @@
 
 enum sleepy_format { SLEEPY_FORMAT_TEXT, SLEEPY_FORMAT_CSV, SLEEPY_FORMAT_JSON };
 
+/* What identifies a row besides the application. */
+enum sleepy_columns {
+	SLEEPY_COLUMNS_APP,		/* pid */
+	SLEEPY_COLUMNS_IP,		/* instruction pointer and function */
+	SLEEPY_COLUMNS_FUNCTION,	/* function */
+};
+
 struct sleepy_row {
 	const char *app;	/* name#instance */
 	uint32_t pid;
@@ -28,7 +35,7 @@ struct sleepy_output {
 	FILE *out;
 	enum sleepy_format format;
 	const char *key;	/* current report's name */
-	bool with_ip;		/* current report has IP columns */
+	enum sleepy_columns columns;
 	unsigned int reports;	/* begun so far */
 	unsigned int rows;	/* in the current report */
 };
@@ -41,7 +48,7 @@ void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 			 enum sleepy_format format, const char *text_summary,
 			 const char *json_summary);
 void sleepy_output_report(struct sleepy_output *o, const char *key,
-			  const char *title, bool with_ip);
+			  const char *title, enum sleepy_columns columns);
 void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *row);
 void sleepy_output_end(struct sleepy_output *o);
 

@@ -50,7 +50,9 @@ struct sleepy_profile {
 	uint64_t end_ns;
 	uint64_t table_overflows;
 	uint32_t stats_cpus;		/* CPU_STATS records seen */
-	struct sleepy_cpu_stats totals;	/* summed CPU_STATS */
+	struct {			/* summed CPU_STATS */
+		uint64_t samples, dropped, idle, unknown;
+	} totals;
 };
 
 void sleepy_profile_init(struct sleepy_profile *profile);

@@ -59,7 +59,7 @@ static void put_app(struct builder *b, uint32_t appid, const char *name,
 		.appid = appid, .pid = 100 + appid, .instance = instance,
 	};
 
-	strncpy(a.name, name, sizeof(a.name));
+	memcpy(a.name, name, strnlen(name, sizeof(a.name)));
 	put(b, &a, sizeof(a));
 }
 

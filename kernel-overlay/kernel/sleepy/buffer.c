@@ -70,7 +70,7 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
 /**
  * sleepy_buffer_open - allocate @size bytes of buffer on every CPU
  * @buffer: the buffer to set up
- * @dir: debugfs directory for the cpuN files, or NULL for none (tests)
+ * @dir: debugfs directory for the cpuN files
  * @size: bytes per CPU, a multiple of PAGE_SIZE
  */
 int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
@@ -83,7 +83,7 @@ int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
 	if (!buffer->stats)
 		return -ENOMEM;
 
-	buffer->chan = relay_open(dir ? "cpu" : NULL, dir, subbuf_size,
+	buffer->chan = relay_open("cpu", dir, subbuf_size,
 				  size / subbuf_size, &sleepy_relay_callbacks,
 				  buffer);
 	if (!buffer->chan) {

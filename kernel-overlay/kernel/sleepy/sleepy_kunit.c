@@ -2,12 +2,13 @@
 /*
  * KUnit tests of the sleepy appid tables and per-CPU buffers.
  *
- * The tests build their own tables and channels (a relay channel without
- * files), independent of any running session, and read the buffers
- * directly through the relay structures, the way the reader would.
+ * The tests build their own tables and channels (in a debugfs directory
+ * of their own), independent of any running session, and read the buffers
+ * directly through the relay structures.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -144,7 +145,8 @@ static void sleepy_test_concurrent(struct kunit *test)
 	bool selected;
 	int i;
 
-	apps = sleepy_apps_create(4 * SLEEPY_TEST_PIDS);
+	/* Retired entries return after a grace period: room for all. */
+	apps = sleepy_apps_create(2 * SLEEPY_TEST_ROUNDS + 2 * SLEEPY_TEST_PIDS);
 	KUNIT_ASSERT_NOT_NULL(test, apps);
 	for (i = 0; i < 2; i++) {
 		writers[i] = (struct sleepy_test_writer) {
@@ -202,6 +204,22 @@ static void sleepy_test_count(struct kunit *test, struct sleepy_buffer *buffer,
 	KUNIT_EXPECT_EQ(test, offset, (size_t)header->committed);
 }
 
+/* A buffer in a debugfs directory of the test's own. */
+static int sleepy_test_open(struct kunit *test, struct sleepy_buffer *buffer,
+			    size_t size)
+{
+	struct dentry *dir = debugfs_create_dir("sleepy_kunit", NULL);
+
+	test->priv = dir;
+	return sleepy_buffer_open(buffer, dir, size);
+}
+
+static void sleepy_test_close(struct kunit *test, struct sleepy_buffer *buffer)
+{
+	sleepy_buffer_close(buffer);
+	debugfs_remove(test->priv);
+}
+
 static bool sleepy_test_write_sample(struct sleepy_buffer *buffer, u32 tid)
 {
 	struct sleepy_sample sample = { .tid = tid, .appid = 1 };
@@ -220,7 +238,7 @@ static void sleepy_test_full(struct kunit *test)
 	size_t i;
 	int cpu;
 
-	KUNIT_ASSERT_EQ(test, 0, sleepy_buffer_open(&buffer, NULL, 16384));
+	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 16384));
 	cpu = get_cpu();
 	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
 	stats = per_cpu_ptr(buffer.stats, cpu);
@@ -244,7 +262,7 @@ static void sleepy_test_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1U, counts[SLEEPY_REC_LOST]);
 	KUNIT_EXPECT_EQ(test, 1U, counts[SLEEPY_REC_SAMPLE]);
 	put_cpu();
-	sleepy_buffer_close(&buffer);
+	sleepy_test_close(test, &buffer);
 }
 
 /* A reader that keeps up lets the writer wrap around without loss. */
@@ -255,7 +273,7 @@ static void sleepy_test_wrap(struct kunit *test)
 	size_t consumed = 0;
 	int cpu, i;
 
-	KUNIT_ASSERT_EQ(test, 0, sleepy_buffer_open(&buffer, NULL, 16384));
+	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 16384));
 	cpu = get_cpu();
 	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
 	for (i = 0; i < 5000; i++) {
@@ -270,7 +288,7 @@ static void sleepy_test_wrap(struct kunit *test)
 	KUNIT_EXPECT_GT(test, consumed, 2 * buffer.chan->n_subbufs);
 	KUNIT_EXPECT_EQ(test, 0ULL, per_cpu_ptr(buffer.stats, cpu)->dropped);
 	put_cpu();
-	sleepy_buffer_close(&buffer);
+	sleepy_test_close(test, &buffer);
 }
 
 static struct sleepy_buffer *sleepy_test_nested_buffer;
@@ -300,8 +318,7 @@ static void sleepy_test_nested(struct kunit *test)
 	size_t i;
 	int cpu;
 
-	KUNIT_ASSERT_EQ(test, 0, sleepy_buffer_open(&buffer, NULL,
-						    1 << 20));
+	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 1 << 20));
 	sleepy_test_nested_buffer = &buffer;
 	sleepy_test_nested_fired = 0;
 	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
@@ -327,7 +344,7 @@ static void sleepy_test_nested(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, process_writes, counts[SLEEPY_REC_APP_EXIT]);
 	KUNIT_EXPECT_EQ(test, sleepy_test_nested_fired,
 			counts[SLEEPY_REC_SAMPLE]);
-	sleepy_buffer_close(&buffer);
+	sleepy_test_close(test, &buffer);
 }
 
 static struct kunit_case sleepy_test_cases[] = {

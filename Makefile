@@ -1,0 +1,58 @@
+# sleepy: a kernel patch series with a built-in sampling profiler, its
+# tools, and everything to build, boot and test it under QEMU.
+#
+#   make run [PROGRAM=path ARGS='...']   profile the benchmarks (or PROGRAM)
+#   make shell                           interactive guest with the tools
+#   make test                            every test; ends "N passed, N failed"
+#   make series                          git format-patch series in out/series
+.DEFAULT_GOAL := run
+TOP := $(CURDIR)
+B := $(TOP)/build
+KERNEL := $(B)/kernel-normal/arch/x86/boot/bzImage
+KERNEL_DEBUG := $(B)/kernel-debug/arch/x86/boot/bzImage
+HDR := $(B)/headers
+U := $(B)/userland
+PROGRAM ?=
+ARGS ?=
+export PROGRAM ARGS
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series clean FORCE
+
+deps:
+	@bash scripts/deps.sh
+
+tree: deps
+	@bash scripts/prepare-kernel.sh
+
+# Kbuild decides what is stale; these always ask it.
+kernel: tree
+	@bash scripts/build-kernel.sh normal
+kernel-debug: tree
+	@bash scripts/build-kernel.sh debug
+
+headers: tree
+	@$(MAKE) -s -C $(B)/linux O=$(B)/kernel-headers headers_install INSTALL_HDR_PATH=$(HDR) >/dev/null
+
+userland: headers
+	@$(MAKE) -s -C userland O=$(U) HDR=$(HDR)/include
+	@gcc -static -O2 -Wall -Werror -isystem $(HDR)/include \
+		-o $(U)/sleepy_test $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
+
+initramfs: userland
+	@bash qemu/mkinitramfs.sh $(B)/initramfs.cpio.gz
+
+run: kernel userland
+	@bash qemu/run.sh
+
+shell: kernel initramfs
+	@bash qemu/boot.sh $(KERNEL) $(B)/initramfs.cpio.gz shell /dev/null 0 "kunit.enable=0"
+
+test:
+	@bash tests/run-all.sh
+
+series: tree
+	@bash scripts/mkseries.sh
+
+clean:
+	rm -rf $(B)/userland $(B)/headers $(B)/*.cpio.gz out

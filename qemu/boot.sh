@@ -1,0 +1,25 @@
+#!/bin/bash
+# boot.sh KERNEL INITRD MODE LOG [TIMEOUT] [EXTRA_CMDLINE]
+# Boots the guest under QEMU (TCG, 2 vCPUs) with the host's out/ shared
+# over 9p.  MODE shell is interactive; other modes write the console to LOG
+# (and to stdout) and end when the guest powers off or TIMEOUT passes.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=$1 initrd=$2 mode=$3 log=$4 timeout=${5:-900} extra=${6:-}
+mkdir -p "$top/out"
+args=(-machine pc -smp 2 -m 1536 -kernel "$kernel" -initrd "$initrd"
+      -append "console=ttyS0 panic=-1 oops=panic sleepy.mode=$mode $extra"
+      -nographic -no-reboot
+      -virtfs "local,path=$top/out,mount_tag=out,security_model=none,id=out")
+if [ "$mode" = shell ]; then
+	exec qemu-system-x86_64 "${args[@]}"
+fi
+set +e
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" </dev/null 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" = 124 ]; then
+	echo "boot.sh: guest did not finish within $timeout s" | tee -a "$log"
+	exit 1
+fi
+grep -q "sleepy-guest: done" "$log" || { echo "boot.sh: guest did not finish its task" | tee -a "$log"; exit 1; }

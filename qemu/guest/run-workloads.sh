@@ -1,0 +1,29 @@
+#!/bin/sh
+# make run inside the guest: profile the paper's benchmarks (or the user's
+# program) and print sleepy-parse's reports.  The recording goes to out/.
+cd /tmp
+rec=/tmp/sleepy.data
+echo "sleepy-guest: $(uname -sr), $(grep -c ^processor /proc/cpuinfo) CPUs"
+if [ -f /sleepy/prog/name ]; then
+	prog=/sleepy/prog/$(cat /sleepy/prog/name)
+	eval "set -- $(cat /sleepy/prog/args)"
+	echo "sleepy-guest: sleepy-record -o $rec -- $prog $*"
+	sleepy-record -o $rec -- "$prog" "$@"
+	echo "sleepy-guest: exit status $?"
+	# Function names when the program is a non-PIE ELF with symbols.
+	if sleepy-parse -s "$prog" --help >/dev/null 2>&1; then
+		sleepy-parse --top 25 -s "$prog" $rec
+	else
+		sleepy-parse --top 25 $rec
+	fi
+else
+	sleepy-start -o $rec
+	for b in loop call btree; do
+		echo "sleepy-guest: running $b"
+		/sleepy/bench/$b
+	done
+	sleepy-stop
+	sleepy-parse --top 25 -s /sleepy/bench/loop -s /sleepy/bench/call \
+		-s /sleepy/bench/btree $rec
+fi
+cp $rec /mnt/out/sleepy.data 2>/dev/null && echo "sleepy-guest: recording copied to out/sleepy.data"

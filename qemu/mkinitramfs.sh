@@ -1,0 +1,42 @@
+#!/bin/bash
+# mkinitramfs.sh OUT.cpio.gz [PROGRAM [ARGS]]
+# Packs busybox, the sleepy tools, benchmarks, tests and guest scripts, and
+# optionally the user's PROGRAM (run with the shell words ARGS) with the
+# shared libraries it needs.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+program=${2:-}
+program_args=${3:-}
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,etc,root,sleepy/bin,sleepy/bench,sleepy/guest,sleepy/prog}
+cp /bin/busybox "$root/bin/busybox"
+cp "$top/qemu/init" "$root/init"
+for t in sleepy-start sleepy-stop sleepy-record sleepy-parse sleepy_test; do
+	cp "$top/build/userland/$t" "$root/sleepy/bin/"
+done
+cp "$top"/build/userland/bench/* "$root/sleepy/bench/"
+cp "$top"/qemu/guest/*.sh "$top"/tests/guest/*.sh "$root/sleepy/guest/"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' > "$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+ln -s /bin/busybox "$root/bin/sh"
+ln -s /bin/busybox "$root/bin/true"
+
+if [ -n "$program" ]; then
+	[ -f "$program" ] && [ -x "$program" ] || { echo "mkinitramfs: PROGRAM '$program' is not an executable file" >&2; exit 1; }
+	cp "$program" "$root/sleepy/prog/"
+	basename "$program" > "$root/sleepy/prog/name"
+	printf '%s\n' "$program_args" > "$root/sleepy/prog/args"
+	# The loader and libraries at the paths the program will look for.
+	if ldd "$program" >/dev/null 2>&1; then
+		ldd "$program" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	fi
+fi
+chmod +x "$root/init" "$root"/sleepy/guest/*.sh
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+mv "$out.tmp" "$out"

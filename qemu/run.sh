@@ -1,0 +1,14 @@
+#!/bin/bash
+# make run: boot the guest, profile the benchmarks or $PROGRAM $ARGS, print
+# the reports; the recording and the console log land in out/.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+initrd=$top/build/initramfs-run.cpio.gz
+bash "$top/qemu/mkinitramfs.sh" "$initrd" "${PROGRAM:-}" "${ARGS:-}"
+mkdir -p "$top/out"
+rm -f "$top/out/sleepy.data"
+echo "run: Linux $(make -s -C "$top/build/linux" kernelversion) + sleepy, QEMU TCG, 2 vCPUs${PROGRAM:+, profiling $PROGRAM ${ARGS:-}}"
+bash "$top/qemu/boot.sh" "$top/build/kernel-normal/arch/x86/boot/bzImage" "$initrd" run \
+	"$top/out/console.log" 900 "kunit.enable=0 quiet"
+[ -s "$top/out/sleepy.data" ] || { echo "run: no recording came back from the guest" >&2; exit 1; }
+echo "run: recording in out/sleepy.data, console in out/console.log; report again with: build/userland/sleepy-parse out/sleepy.data"

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Installs the Debian packages the project needs, when any is missing.
+set -euo pipefail
+packages="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	libdw-dev libzstd-dev zlib1g-dev cpio xz-utils kmod rsync ccache perl
+	python3 busybox-static qemu-system-x86 git"
+missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+[ -z "$missing" ] && exit 0
+echo "deps: installing" $missing
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: run as root (or install: $missing)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Debug kernel: sessions start and stop at 10 kHz while processes fork,
+# exec and exit as fast as they can.  The host fails the run on any
+# WARNING/BUG/lockdep/KASAN/RCU report in the console.
+. /sleepy/guest/lib.sh
+cd /tmp
+export PATH=/sleepy/bin:$PATH
+rounds=${SLEEPY_STRESS_ROUNDS:-20}
+
+storm() {
+	while [ ! -e /tmp/stop-storm ]; do
+		/bin/true; sh -c ':' & wait
+	done
+}
+storm & s1=$!
+storm & s2=$!
+failed=0
+i=0
+while [ $i -lt $rounds ]; do
+	sleepy-start -F 10000 -b 64K -o /tmp/s.data >/dev/null || failed=$((failed + 1))
+	sleep 1
+	sleepy-stop >/dev/null || failed=$((failed + 1))
+	sleepy-parse /tmp/s.data >/dev/null 2>&1 || failed=$((failed + 1))
+	i=$((i + 1))
+done
+touch /tmp/stop-storm
+wait $s1 $s2
+check "stress: $rounds sessions at 10 kHz under a fork/exec storm, $failed failures" [ $failed = 0 ]
+echo "== kselftest on the debug kernel"
+sleepy_test 2>&1 | sed 's/^/selftest: /'

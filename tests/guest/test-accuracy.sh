@@ -1,0 +1,25 @@
+#!/bin/sh
+# Section 3.2 of the paper: the samples land where the benchmarks spend
+# their time, checked against the binaries' own symbol tables.
+. /sleepy/guest/lib.sh
+cd /tmp
+
+# share BENCH FUNCTION: FUNCTION's share (per mille) of BENCH's user samples.
+share() {
+	sleepy-record -o /tmp/$1.data -- /sleepy/bench/$1 >/dev/null
+	sleepy-parse --format csv --app "$1" -s /sleepy/bench/$1 /tmp/$1.data |
+		awk -F, -v f="$2" '$1 == "by_function" && $6 != "[kernel]" {
+			total += $7; if ($6 == f) hit += $7 }
+			END { if (total < 100) print -1; else printf "%d\n", 1000 * hit / total }'
+}
+
+s=$(share loop main)
+check "loop: >= 95% of user samples in main's loop (got $s per mille)" [ "$s" -ge 950 ]
+s=$(share call loop)
+check "call: >= 95% of user samples in loop() (got $s per mille)" [ "$s" -ge 950 ]
+
+sleepy-record -o /tmp/btree.data -- /sleepy/bench/btree >/dev/null
+top=$(sleepy-parse --format csv --app btree -s /sleepy/bench/btree /tmp/btree.data |
+	awk -F, '$1 == "by_function" && $6 !~ /^\[/ { print $6; exit }')
+check "btree: find_index has the most samples (top: $top)" [ "$top" = find_index ]
+sleepy-parse --top 8 --app btree -s /sleepy/bench/btree /tmp/btree.data | sed -n '/By application and function/,$p'

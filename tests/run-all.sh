@@ -1,0 +1,87 @@
+#!/bin/bash
+# make test: builds everything, runs every test and prints one summary
+# line "N passed, N failed"; exits non-zero if anything failed.
+#   host:   unit tests of the userland library, series + checkpatch
+#   guest:  KUnit at boot, the kselftest ABI suite, the tools end to end
+#   debug:  a lockdep/KASAN/RCU kernel under a fork/exec + session storm
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logs=$top/out/test
+mkdir -p "$logs"
+pass=0 fail=0
+result() {	# result ok|fail NAME
+	if [ "$1" = ok ]; then pass=$((pass + 1)); echo "ok - $2"
+	else fail=$((fail + 1)); echo "not ok - $2"; fi
+}
+step() {	# step NAME LOG COMMAND...: a build step that must work
+	local name=$1 log=$2; shift 2
+	local t0=$(date +%s)
+	if "$@" > "$log" 2>&1; then
+		result ok "$name ($(( $(date +%s) - t0 )) s)"
+	else
+		result fail "$name (see ${log#$top/})"; tail -n 20 "$log"
+		return 1
+	fi
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit $?
+}
+# Results a guest printed as "PREFIX(not )ok ..." lines, counted.
+collect() {	# collect LOG PREFIX LABEL EXPECTED AFTER: AFTER follows "ok "
+	local log=$1 prefix=$2 label=$3 expected=$4 after=$5 n=0 line
+	while IFS= read -r line; do
+		n=$((n + 1))
+		case $line in
+		"${prefix}not ok"*) result fail "$label: ${line#${prefix}not ok }" ;;
+		*) result ok "$label: ${line#${prefix}ok }" ;;
+		esac
+	done < <(sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$log" | grep -E "^${prefix}(not )?ok ${after}")
+	[ "$n" -ge "$expected" ] || result fail "$label: only $n results, expected $expected (crash or hang?)"
+}
+# Any kernel report in a console log fails the run.
+scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
+	local hits
+	hits=$(grep -E 'WARNING:|BUG:|Oops|Call Trace:|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|KASAN|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | grep -v 'lockdep: all tests' | head -n 5)
+	if [ -z "$hits" ]; then result ok "$2: no kernel warning in the console"
+	else result fail "$2: kernel reports in the console: $hits"; fi
+}
+
+step "install dependencies" "$logs/deps.log" bash scripts/deps.sh || finish
+step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.log" bash scripts/prepare-kernel.sh || finish
+echo "# $(tail -n1 "$logs/tree.log")"
+step "build the kernel" "$logs/kernel.log" bash scripts/build-kernel.sh normal || finish
+step "build the userland tools and tests" "$logs/userland.log" make -s userland || finish
+step "build the initramfs" "$logs/initramfs.log" make -s initramfs || finish
+
+echo "== host: userland unit tests"
+build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
+collect "$logs/host-unit.log" "" "host" 30 "[0-9]+ - "
+
+echo "== host: patch series"
+step "make series (format-patch, every patch builds, checkpatch --strict)" "$logs/series.log" bash scripts/mkseries.sh --check
+grep -E '^(ok|not ok) - ' "$logs/series.log" | sed 's/^/# /'
+
+echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
+bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \
+	"$logs/guest.log" 1500 > /dev/null 2>&1
+result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
+collect "$logs/guest.log" "    " "kunit" 7 "[0-9]+ sleepy_test_"
+collect "$logs/guest.log" "selftest: " "kselftest" 11 "[0-9]+ "
+collect "$logs/guest.log" "" "guest" 40 "- "
+scan_kernel_reports "$logs/guest.log" "guest"
+
+echo "== debug kernel (lockdep, KASAN, RCU, atomic-sleep): stress"
+step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel.sh debug &&
+{
+	bash qemu/boot.sh build/kernel-debug/arch/x86/boot/bzImage build/initramfs.cpio.gz stress \
+		"$logs/debug.log" 2400 > /dev/null 2>&1
+	result $([ $? = 0 ] && echo ok || echo fail) "debug guest boots and finishes the stress run"
+	collect "$logs/debug.log" "    " "debug kunit" 7 "[0-9]+ sleepy_test_"
+	collect "$logs/debug.log" "selftest: " "debug kselftest" 11 "[0-9]+ "
+	collect "$logs/debug.log" "" "debug" 1 "- "
+	scan_kernel_reports "$logs/debug.log" "debug"
+}
+finish
