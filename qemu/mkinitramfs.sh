@@ -9,6 +9,7 @@ out=$1
 program=${2:-}
 program_args=${3:-}
 root=$(mktemp -d)
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,etc,root,sleepy/bin,sleepy/bench,sleepy/guest,sleepy/prog}

@@ -49,7 +49,7 @@ struct sleepy_name {
  * @name_pool: @capacity name entries, @names_used of them in use
  */
 struct sleepy_apps {
-	spinlock_t lock;
+	spinlock_t lock;	/* process context only */
 	u32 next_appid;
 	u32 capacity;
 	u32 names_used;

@@ -81,10 +81,18 @@ static int read_stream(struct stream *s)
 	return 0;
 }
 
-#define for_each_record(s, r)						\
-	for (r = (void *)(s)->records;					\
-	     (unsigned char *)r < (s)->records + (s)->size;		\
-	     r = (void *)((unsigned char *)r + r->size))
+/* The record after @r in @s (the first if @r is NULL), or NULL. */
+static void *next_record(struct stream *s, void *r)
+{
+	unsigned char *p = r ? (unsigned char *)r +
+			       ((struct sleepy_record_header *)r)->size :
+			       s->records;
+
+	return p < s->records + s->size ? p : NULL;
+}
+
+#define for_each_record(s, r) \
+	for (r = next_record(s, NULL); r; r = next_record(s, r))
 
 static void count_records(struct stream *s)
 {
@@ -236,7 +244,7 @@ TEST_F(sleepy, bad_attr)
 	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
 	a = self->attr; a.pid = 0x7fffffff;
 	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
-	a = self->attr; a.pid = 4000000;	/* above PID_MAX_LIMIT */
+	a = self->attr; a.pid = 5000000;	/* above PID_MAX_LIMIT */
 	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
 	a = self->attr; a.pid = 32767;
 	if (kill(a.pid, 0) && errno == ESRCH)
@@ -331,15 +339,19 @@ TEST_F(sleepy, exec_new_instance)
 	pid2 = run("/bin/true");
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(&s));
+	/* Per-CPU streams are not in time order: tell them apart by name. */
 	first = find_app(&s, pid1, "true", 0);
 	second = find_app(&s, pid2, "true", 0);
-	forked = find_app(&s, pid1, NULL, 0);	/* the fork before exec */
+	forked = find_app(&s, pid1, NULL, 0);
+	if (forked == first)
+		forked = find_app(&s, pid1, NULL, 1);
 	ASSERT_NE(NULL, first);
 	ASSERT_NE(NULL, second);
 	ASSERT_NE(NULL, forked);
 	EXPECT_EQ(first->instance + 1, second->instance);
 	EXPECT_NE(first->appid, second->appid);
 	EXPECT_NE(forked->appid, first->appid);
+	EXPECT_LT(forked->appid, first->appid);
 	EXPECT_EQ(forked->appid, first->parent_appid);
 	EXPECT_TRUE(has_exit(&s, forked->appid));	/* retired by exec */
 	EXPECT_TRUE(has_exit(&s, first->appid));
@@ -381,6 +393,12 @@ TEST_F(sleepy, pid_reuse_new_appid)
 	second = find_app(&s, tid, NULL, 1);
 	ASSERT_NE(NULL, first);
 	ASSERT_NE(NULL, second);
+	if (first->appid > second->appid) {
+		struct sleepy_app_start *t = first;
+
+		first = second;
+		second = t;
+	}
 	EXPECT_NE(first->appid, second->appid);
 	EXPECT_EQ(first->instance + 1, second->instance);
 	EXPECT_TRUE(has_exit(&s, first->appid));
