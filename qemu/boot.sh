@@ -1,13 +1,15 @@
 #!/bin/bash
 # boot.sh KERNEL INITRD MODE LOG [TIMEOUT] [EXTRA_CMDLINE]
 # Boots the guest under QEMU (TCG, 2 vCPUs) with the host's out/ shared
-# over 9p.  MODE shell is interactive; other modes write the console to LOG
+# over 9p.  Single-threaded TCG: with one host thread per vCPU, a vCPU can
+# run stale translated code while another patches kernel text (seen as an
+# int3 Oops during static-key flips on a busy host).  MODE shell is interactive; other modes write the console to LOG
 # (and to stdout) and end when the guest powers off or TIMEOUT passes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 mode=$3 log=$4 timeout=${5:-900} extra=${6:-}
 mkdir -p "$top/out"
-args=(-machine pc -smp 2 -m 1536 -kernel "$kernel" -initrd "$initrd"
+args=(-machine pc -accel tcg,thread=single -smp 2 -m 1536 -kernel "$kernel" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 oops=panic sleepy.mode=$mode $extra"
       -nographic -no-reboot
       -virtfs "local,path=$top/out,mount_tag=out,security_model=none,id=out")

@@ -61,8 +61,9 @@ build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 collect "$logs/host-unit.log" "" "host" 30 "[0-9]+ - "
 
 echo "== host: patch series"
-step "make series (format-patch, every patch builds, checkpatch --strict)" "$logs/series.log" bash scripts/mkseries.sh --check
-grep -E '^(ok|not ok) - ' "$logs/series.log" | sed 's/^/# /'
+bash scripts/mkseries.sh --check > "$logs/series.log" 2>&1
+result $([ $? = 0 ] && echo ok || echo fail) "make series: format-patch series with cover letter in out/series"
+collect "$logs/series.log" "" "series" 10 "- "
 
 echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
 bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \

@@ -178,19 +178,22 @@ static void report(struct parse_options *opts, struct sleepy_profile *profile,
 
 	snprintf(text, sizeof(text),
 		 "# %s: %" PRIu64 " samples shown of %" PRIu64 " (%" PRIu64
-		 " in kernel mode), %u CPUs, %s, %.2f s, %" PRIu64 " dropped",
+		 " in kernel mode), %u CPUs, %s, %.2f s, %" PRIu64 " dropped, %"
+		 PRIu64 " idle",
 		 opts->path, total, profile->samples, profile->kernel_samples,
 		 rec->header.ncpus, frequency, profile->samples ?
 		 (profile->last_ns - profile->first_ns) / 1e9 : 0.0,
-		 profile->totals.dropped);
+		 profile->totals.dropped, profile->totals.idle);
 	snprintf(json, sizeof(json),
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
 		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
+		 ", \"idle\": %" PRIu64 ", \"table_overflows\": %" PRIu64
 		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
 		 profile->totals.samples, profile->totals.dropped,
+		 profile->totals.idle, profile->table_overflows,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stdout, opts->format, text, json);
 	if (!total)
@@ -352,6 +355,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sleepy-parse: warning: the kernel dropped %" PRIu64
 			" records (buffer full); use a larger -b or a lower -F\n",
 			profile.totals.dropped);
+	if (profile.table_overflows)
+		fprintf(stderr, "sleepy-parse: warning: %" PRIu64
+			" processes found the kernel's appid tables full; their samples are [unknown]\n",
+			profile.table_overflows);
 	report(&opts, &profile, &rec);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
