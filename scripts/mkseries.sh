@@ -39,7 +39,7 @@ if [ ! -d "$tree/.git" ]; then
 	tar -C "$work" -xf "$tarball"
 	mv "$work/linux-source-6.12" "$tree"
 	git_ init -q
-	git_ add -A
+	git_ add -A -f
 	git_ commit -qm "Linux $(make -s -C "$tree" kernelversion) (Debian linux-source-6.12)"
 	git_ tag base
 fi
@@ -65,7 +65,7 @@ for entry in "${commits[@]}"; do
 		esac
 		printf '%s\n\n%s\n\nSigned-off-by: sleepy developers <sleepy@localhost>\n' "$subject" "$body" > "$msg"
 	fi
-	git_ add -A
+	git_ add -A -f
 	git_ commit -q -F "$msg"
 	rm -f "$msg"
 done
@@ -98,7 +98,8 @@ n=0
 for patch in "$out"/0*.patch; do
 	case $patch in */0000-*) continue ;; esac
 	n=$((n + 1))
-	report=$(perl "$tree/scripts/checkpatch.pl" --strict --no-signoff -q "$patch" 2>&1 || true)
+	# spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
+	report=$(PATH=/usr/bin:/bin:$PATH perl "$tree/scripts/checkpatch.pl" --strict -q "$patch" 2>&1 || true)
 	errors=$(grep -c '^ERROR:' <<< "$report" || true)
 	warnings=$(grep -c '^WARNING:\|^CHECK:' <<< "$report" || true)
 	if [ "$errors" = 0 ]; then
