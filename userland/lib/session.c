@@ -228,10 +228,14 @@ static int drain_cpu(struct drainer *d, int fd)
 	if (fd < 0)
 		return 0;
 	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
-		if (read_all(fd, &header, sizeof(header)) ||
-		    header.committed < sizeof(header) ||
+		if (read_all(fd, &header, sizeof(header))) {
+			fprintf(stderr, "sleepy drainer: short read of a sub-buffer header\n");
+			return -1;
+		}
+		if (header.committed < sizeof(header) ||
 		    header.committed - sizeof(header) > d->buf_size) {
-			fprintf(stderr, "sleepy drainer: bad sub-buffer header\n");
+			fprintf(stderr, "sleepy drainer: bad sub-buffer header (committed %u, cpu %u)\n",
+				header.committed, header.cpu);
 			return -1;
 		}
 		if (read_all(fd, d->buf, header.committed - sizeof(header)) ||

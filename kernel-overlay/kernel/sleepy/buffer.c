@@ -15,9 +15,9 @@
  * field the writer advances after each record, so the reader takes only
  * whole records of whole sub-buffers and never races a writer.
  *
- * Full buffers discard (the subbuf_start callback refuses to switch when the
- * reader is a whole buffer behind): the loss is counted per CPU and reported
- * in-stream by a SLEEPY_REC_LOST record as soon as one fits again.
+ * Full buffers discard: a writer that would catch up with the reader drops
+ * the record instead; the loss is counted per CPU and reported in-stream by
+ * a SLEEPY_REC_LOST record as soon as one fits again.
  */
 #include <linux/debugfs.h>
 #include <linux/irqflags.h>
@@ -29,15 +29,13 @@
 #include "sleepy.h"
 
 #define SLEEPY_MAX_SUBBUF_SIZE	(128U << 10)
-#define SLEEPY_MIN_SUBBUFS	4
+#define SLEEPY_MIN_SUBBUFS	8
 
+/* Every sub-buffer starts with the header the reader goes by. */
 static int sleepy_subbuf_start(struct rchan_buf *buf, void *subbuf,
 			       void *prev_subbuf, size_t prev_padding)
 {
 	struct sleepy_subbuf_header *header = subbuf;
-
-	if (relay_buf_full(buf))
-		return 0;
 
 	header->committed = sizeof(*header);
 	header->cpu = buf->cpu;
@@ -106,11 +104,27 @@ void sleepy_buffer_close(struct sleepy_buffer *buffer)
 
 /*
  * Hands every CPU's partly filled sub-buffer to the reader.  Only while no
- * writer can run: relay_flush() touches other CPUs' buffers.
+ * writer can run: relay_flush() touches other CPUs' buffers.  The writers
+ * left a sub-buffer free for this, so it never lands on an unread one.
  */
 void sleepy_buffer_flush(struct sleepy_buffer *buffer)
 {
 	relay_flush(buffer->chan);
+}
+
+/*
+ * Whether the writer may move on to the next sub-buffer.  Two must stay
+ * free: the one it moves to, so that it never is one the reader still
+ * reads (relay's read() looks at the writer's offset when both are in the
+ * same sub-buffer, and takes a fully produced buffer for an overwritten
+ * one), and one for the switch sleepy_buffer_flush() makes at the stop.
+ * Relay's own full-buffer refusal is never used for the same reason: it
+ * leaves the writer pointing at a sub-buffer the reader may be reading.
+ */
+static bool sleepy_buffer_may_switch(struct rchan_buf *buf)
+{
+	return buf->subbufs_produced - buf->subbufs_consumed <
+	       buf->chan->n_subbufs - 2;
 }
 
 /* Copies one record into this CPU's buffer; interrupts are off. */
@@ -120,7 +134,7 @@ static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
 	struct sleepy_subbuf_header *header;
 
 	if (unlikely(buf->offset + size > buf->chan->subbuf_size) &&
-	    !relay_switch_subbuf(buf, size))
+	    (!sleepy_buffer_may_switch(buf) || !relay_switch_subbuf(buf, size)))
 		return false;
 
 	memcpy(buf->data + buf->offset, record, size);

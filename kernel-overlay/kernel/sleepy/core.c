@@ -12,10 +12,13 @@
  *  - the fork, exec and exit hooks (process context) keep the appid tables
  *    and announce application instances in the stream.
  *
- * All of them run only while the static key sleepy_active is on and inside
- * an RCU read-side section (hard-irq is one).  sleepy_stop() turns the key
- * off, cancels the timers and waits for a grace period before it frees the
- * tables and flushes the buffers, so no hook can see a half-torn session.
+ * All of them run only while the static key sleepy_active is on, and act
+ * only if they find the session's tables through the RCU pointer
+ * sleepy_live_apps inside their read-side section (hard-irq is one): a hook
+ * preempted between the key and that section finds NULL once the session
+ * stopped.  sleepy_stop() turns the key off, cancels the timers, clears the
+ * pointer and waits for a grace period before it frees the tables and
+ * flushes the buffers, so no hook can see a half-torn session.
  * The buffers and the statistics outlive the session until the next start,
  * so the drainer can read what is left after the stop.
  */
@@ -45,7 +48,8 @@ DEFINE_STATIC_KEY_FALSE(sleepy_active);
 
 /**
  * struct sleepy_session - the running (or last) session
- * @apps: appid tables, only while running
+ * @apps: appid tables, only while running (owned here, published to the
+ *	hooks as sleepy_live_apps)
  * @buffer: per-CPU buffers, kept after stop until the next start
  * @attr: what was asked for, validated
  * @filter_pid: global thread group id of attr.pid, 0 for none
@@ -71,6 +75,7 @@ struct sleepy_session {
 
 static DEFINE_MUTEX(sleepy_session_lock);
 static struct sleepy_session session;
+static struct sleepy_apps __rcu *sleepy_live_apps;
 static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
 static struct dentry *sleepy_debugfs_dir;
 
@@ -79,18 +84,22 @@ static u64 sleepy_now(void)
 	return ktime_get_mono_fast_ns();
 }
 
+/* Hard-irq context: an RCU read-side section of its own. */
 static void sleepy_sample(struct pt_regs *regs)
 {
+	struct sleepy_apps *apps = rcu_dereference_sched(sleepy_live_apps);
 	struct task_struct *task = current;
 	struct sleepy_sample sample = {};
 	bool selected;
 
+	if (!apps || !READ_ONCE(session.sampling) || !regs)
+		return;
 	if (is_idle_task(task)) {
 		this_cpu_inc(session.buffer.stats->idle);
 		return;
 	}
 
-	sample.appid = sleepy_apps_lookup(session.apps, task->tgid, &selected);
+	sample.appid = sleepy_apps_lookup(apps, task->tgid, &selected);
 	if (session.filter_pid && !selected)
 		return;
 
@@ -115,16 +124,13 @@ static void sleepy_sample(struct pt_regs *regs)
 
 void __sleepy_tick(struct pt_regs *regs)
 {
-	if (!session.period && READ_ONCE(session.sampling) && regs)
+	if (!session.period)
 		sleepy_sample(regs);
 }
 
 static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 {
-	struct pt_regs *regs = get_irq_regs();
-
-	if (READ_ONCE(session.sampling) && regs)
-		sleepy_sample(regs);
+	sleepy_sample(get_irq_regs());
 	hrtimer_forward_now(timer, session.period);
 	return HRTIMER_RESTART;
 }
@@ -172,7 +178,8 @@ static void sleepy_write_app_exit(u32 appid, pid_t pid)
  * Maps @task's thread group to a new appid and announces it; @replace as
  * for sleepy_apps_add().  Process context, in an RCU read-side section.
  */
-static void sleepy_app_begin(struct task_struct *task, u32 parent_appid,
+static void sleepy_app_begin(struct sleepy_apps *apps,
+			     struct task_struct *task, u32 parent_appid,
 			     bool selected, bool replace, u64 time_ns)
 {
 	struct sleepy_app_change change;
@@ -180,8 +187,8 @@ static void sleepy_app_begin(struct task_struct *task, u32 parent_appid,
 	int err;
 
 	get_task_comm(comm, task);
-	err = sleepy_apps_add(session.apps, task->tgid, comm, selected,
-			      replace, &change);
+	err = sleepy_apps_add(apps, task->tgid, comm, selected, replace,
+			      &change);
 	sleepy_write_app_exit(change.old_appid, task->tgid);
 	if (!err)
 		sleepy_write_app_start(&change, task->tgid, comm, parent_appid,
@@ -190,6 +197,7 @@ static void sleepy_app_begin(struct task_struct *task, u32 parent_appid,
 
 void __sleepy_fork(struct task_struct *child)
 {
+	struct sleepy_apps *apps;
 	u32 parent_appid;
 	bool selected;
 
@@ -197,32 +205,45 @@ void __sleepy_fork(struct task_struct *child)
 		return;
 
 	rcu_read_lock();
-	parent_appid = sleepy_apps_lookup(session.apps, current->tgid,
-					  &selected);
-	selected = child->tgid == session.filter_pid ||
-		   (selected &&
-		    (session.attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN));
-	sleepy_app_begin(child, parent_appid, selected, true, sleepy_now());
+	apps = rcu_dereference(sleepy_live_apps);
+	if (apps) {
+		parent_appid = sleepy_apps_lookup(apps, current->tgid,
+						  &selected);
+		selected = child->tgid == session.filter_pid ||
+			   (selected &&
+			    (session.attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN));
+		sleepy_app_begin(apps, child, parent_appid, selected, true,
+				 sleepy_now());
+	}
 	rcu_read_unlock();
 }
 
 void __sleepy_exec(struct task_struct *task)
 {
+	struct sleepy_apps *apps;
 	u32 old_appid;
 	bool selected;
 
 	rcu_read_lock();
-	old_appid = sleepy_apps_lookup(session.apps, task->tgid, &selected);
-	selected = selected || task->tgid == session.filter_pid;
-	sleepy_app_begin(task, old_appid, selected, true, sleepy_now());
+	apps = rcu_dereference(sleepy_live_apps);
+	if (apps) {
+		old_appid = sleepy_apps_lookup(apps, task->tgid, &selected);
+		selected = selected || task->tgid == session.filter_pid;
+		sleepy_app_begin(apps, task, old_appid, selected, true,
+				 sleepy_now());
+	}
 	rcu_read_unlock();
 }
 
 void __sleepy_exit(struct task_struct *task)
 {
+	struct sleepy_apps *apps;
+
 	rcu_read_lock();
-	sleepy_write_app_exit(sleepy_apps_remove(session.apps, task->tgid),
-			      task->tgid);
+	apps = rcu_dereference(sleepy_live_apps);
+	if (apps)
+		sleepy_write_app_exit(sleepy_apps_remove(apps, task->tgid),
+				      task->tgid);
 	rcu_read_unlock();
 }
 
@@ -242,8 +263,8 @@ static void sleepy_map_existing(void)
 			     parent = rcu_dereference(parent->real_parent))
 				selected = parent->tgid == session.filter_pid;
 		}
-		sleepy_app_begin(task, SLEEPY_APPID_UNKNOWN, selected, false,
-				 session.start_ns);
+		sleepy_app_begin(session.apps, task, SLEEPY_APPID_UNKNOWN,
+				 selected, false, session.start_ns);
 	}
 	rcu_read_unlock();
 }
@@ -313,6 +334,7 @@ static int sleepy_session_start(const struct sleepy_attr *attr)
 	}
 
 	/* Hooks first, so no process escapes between the walk and them. */
+	rcu_assign_pointer(sleepy_live_apps, session.apps);
 	static_branch_enable(&sleepy_active);
 	sleepy_map_existing();
 	if (session.period) {
@@ -337,7 +359,8 @@ static void sleepy_session_stop(void)
 			hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
 		cpus_read_unlock();
 	}
-	/* Every hook that saw the key on has returned after this. */
+	/* Every hook that found the tables has returned after this. */
+	RCU_INIT_POINTER(sleepy_live_apps, NULL);
 	synchronize_rcu();
 
 	session.stop_ns = sleepy_now();

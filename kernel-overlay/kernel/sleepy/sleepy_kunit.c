@@ -251,7 +251,9 @@ static void sleepy_test_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (u64)written, stats->samples);
 	KUNIT_EXPECT_EQ(test, (u64)(tries - written), stats->dropped);
 	KUNIT_EXPECT_GT(test, stats->dropped, 0ULL);
-	for (i = 0; i < buffer.chan->n_subbufs; i++)
+	/* Two sub-buffers stay free: one to move to, one for the flush. */
+	KUNIT_EXPECT_EQ(test, buffer.chan->n_subbufs - 2, buf->subbufs_produced);
+	for (i = 0; i <= buf->subbufs_produced; i++)
 		sleepy_test_count(test, &buffer, cpu, i, counts);
 	KUNIT_EXPECT_EQ(test, written, counts[SLEEPY_REC_SAMPLE]);
 
