@@ -6,7 +6,8 @@
  * For each CPU it reads the relay file only when relay reports a complete
  * sub-buffer (POLLIN), and then exactly that sub-buffer: its header says
  * how many bytes of records it holds, so the drainer never reads into a
- * sub-buffer the kernel is still writing.  When asked to finish (SIGUSR1,
+ * sub-buffer the kernel is still writing.  (A read may still come up short
+ * while the writer switches sub-buffers; read_subbuf() resumes it.)  When asked to finish (SIGUSR1,
  * after sleepy_stop() flushed every buffer) it drains what is left, appends
  * the per-CPU statistics from debugfs as the trailer, and exits.
  */
@@ -30,6 +31,7 @@
 
 #define DRAIN_POLL_MS		200
 #define DRAINER_EXIT_TIMEOUT_MS	60000
+#define SUBBUF_READ_RETRIES	5000	/* of 1 ms each */
 
 int sleepy_sys_start(const struct sleepy_attr *attr, unsigned int size)
 {
@@ -186,21 +188,32 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-static int read_all(int fd, void *buf, size_t len)
+/*
+ * Reads exactly @len bytes of a complete sub-buffer.  relay's read() can
+ * come up short while the writer is between two sub-buffers (it compares
+ * the reader's position with the writer's, which is in flux), so an empty
+ * read is retried for a while.  Returns the bytes read: @len, or fewer on
+ * an error or if the data never came.
+ */
+static size_t read_subbuf(int fd, void *buf, size_t len)
 {
-	char *p = buf;
+	struct timespec pause = { .tv_nsec = 1000000 };
+	unsigned int retries = 0;
+	size_t done = 0;
 
-	while (len) {
-		ssize_t n = read(fd, p, len);
+	while (done < len && retries < SUBBUF_READ_RETRIES) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0) {
+			done += n;
 			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
+		}
+		retries++;
+		nanosleep(&pause, NULL);
 	}
-	return 0;
+	return done;
 }
 
 struct drainer {
@@ -220,27 +233,36 @@ static void drainer_on_signal(int sig)
 }
 
 /* Copies every complete sub-buffer of one CPU; -1 on an I/O error. */
-static int drain_cpu(struct drainer *d, int fd)
+static int drain_cpu(struct drainer *d, unsigned int cpu)
 {
 	struct sleepy_subbuf_header header;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = d->fds[cpu], .events = POLLIN };
+	size_t got, len;
 
-	if (fd < 0)
+	if (pfd.fd < 0)
 		return 0;
 	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
-		if (read_all(fd, &header, sizeof(header))) {
-			fprintf(stderr, "sleepy drainer: short read of a sub-buffer header\n");
+		got = read_subbuf(pfd.fd, &header, sizeof(header));
+		if (got != sizeof(header)) {
+			fprintf(stderr, "sleepy drainer: cpu%u: sub-buffer header cut after %zu bytes%s\n",
+				cpu, got, drainer_finish ? " (after the stop)" : "");
 			return -1;
 		}
-		if (header.committed < sizeof(header) ||
-		    header.committed - sizeof(header) > d->buf_size) {
-			fprintf(stderr, "sleepy drainer: bad sub-buffer header (committed %u, cpu %u)\n",
-				header.committed, header.cpu);
+		len = header.committed - sizeof(header);
+		if (header.committed < sizeof(header) || len > d->buf_size ||
+		    header.cpu != cpu) {
+			fprintf(stderr, "sleepy drainer: cpu%u: bad sub-buffer header (committed %u, cpu %u)\n",
+				cpu, header.committed, header.cpu);
 			return -1;
 		}
-		if (read_all(fd, d->buf, header.committed - sizeof(header)) ||
-		    write_all(d->out, d->buf, header.committed - sizeof(header))) {
-			fprintf(stderr, "sleepy drainer: %s\n", strerror(errno));
+		got = read_subbuf(pfd.fd, d->buf, len);
+		if (got != len) {
+			fprintf(stderr, "sleepy drainer: cpu%u: sub-buffer cut after %zu of %zu bytes%s\n",
+				cpu, got, len, drainer_finish ? " (after the stop)" : "");
+			return -1;
+		}
+		if (write_all(d->out, d->buf, len)) {
+			perror("sleepy drainer: writing the recording");
 			return -1;
 		}
 	}
@@ -306,18 +328,22 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	for (i = 0; i < d->ncpus; i++)
 		pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
 	while (!drainer_finish) {
-		if (poll(pfds, d->ncpus, DRAIN_POLL_MS) < 0 && errno != EINTR)
+		if (poll(pfds, d->ncpus, DRAIN_POLL_MS) < 0 && errno != EINTR) {
+			perror("sleepy drainer: poll");
 			return 1;
+		}
 		for (i = 0; i < d->ncpus; i++)
-			if (drain_cpu(d, d->fds[i]))
+			if (drain_cpu(d, i))
 				return 1;
 	}
 	/* sleepy_stop() has flushed: every sub-buffer left is complete. */
 	for (i = 0; i < d->ncpus; i++)
-		if (drain_cpu(d, d->fds[i]))
+		if (drain_cpu(d, i))
 			return 1;
-	if (write_trailer(d) || fsync(d->out) || close(d->out))
+	if (write_trailer(d) || fsync(d->out) || close(d->out)) {
+		perror("sleepy drainer: writing the trailer");
 		return 1;
+	}
 	return 0;
 }
 
