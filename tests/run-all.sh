@@ -35,16 +35,23 @@ collect() {	# collect LOG PREFIX LABEL EXPECTED AFTER: AFTER follows "ok "
 	while IFS= read -r line; do
 		n=$((n + 1))
 		case $line in
-		"${prefix}not ok"*) result fail "$label: ${line#${prefix}not ok }" ;;
-		*) result ok "$label: ${line#${prefix}ok }" ;;
+		"${prefix}not ok"*) line=${line#${prefix}not ok }; result fail "$label: ${line#- }" ;;
+		*) line=${line#${prefix}ok }; result ok "$label: ${line#- }" ;;
 		esac
 	done < <(sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$log" | grep -E "^${prefix}(not )?ok ${after}")
 	[ "$n" -ge "$expected" ] || result fail "$label: only $n results, expected $expected (crash or hang?)"
 }
+# The results of one guest run: KUnit at boot, kselftest, the scripts.
+guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS
+	collect "$1" "    " "$2 kunit" 7 "[0-9]+ sleepy_test_"
+	collect "$1" "selftest: " "$2 kselftest" 11 "[0-9]+ "
+	collect "$1" "" "$2" "$3" "- "
+	scan_kernel_reports "$1" "$2"
+}
 # Any kernel report in a console log fails the run.
 scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	local hits
-	hits=$(grep -E 'WARNING:|BUG:|Oops|Call Trace:|possible recursive locking|possible circular locking|inconsistent lock state|lockdep|KASAN|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | grep -v 'lockdep: all tests' | head -n 5)
+	hits=$(grep -E 'WARNING:|BUG:|Oops|Call Trace:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
 	if [ -z "$hits" ]; then result ok "$2: no kernel warning in the console"
 	else result fail "$2: kernel reports in the console: $hits"; fi
 }
@@ -69,10 +76,7 @@ echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
 bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \
 	"$logs/guest.log" 1500 > /dev/null 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
-collect "$logs/guest.log" "    " "kunit" 7 "[0-9]+ sleepy_test_"
-collect "$logs/guest.log" "selftest: " "kselftest" 11 "[0-9]+ "
-collect "$logs/guest.log" "" "guest" 40 "- "
-scan_kernel_reports "$logs/guest.log" "guest"
+guest_results "$logs/guest.log" guest 40
 
 echo "== debug kernel (lockdep, KASAN, RCU, atomic-sleep): stress"
 step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel.sh debug &&
@@ -80,9 +84,6 @@ step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel
 	bash qemu/boot.sh build/kernel-debug/arch/x86/boot/bzImage build/initramfs.cpio.gz stress \
 		"$logs/debug.log" 2400 > /dev/null 2>&1
 	result $([ $? = 0 ] && echo ok || echo fail) "debug guest boots and finishes the stress run"
-	collect "$logs/debug.log" "    " "debug kunit" 7 "[0-9]+ sleepy_test_"
-	collect "$logs/debug.log" "selftest: " "debug kselftest" 11 "[0-9]+ "
-	collect "$logs/debug.log" "" "debug" 1 "- "
-	scan_kernel_reports "$logs/debug.log" "debug"
+	guest_results "$logs/debug.log" debug 1
 }
 finish
