@@ -8,7 +8,10 @@ bash "$top/qemu/mkinitramfs.sh" "$initrd" "${PROGRAM:-}" "${ARGS:-}"
 mkdir -p "$top/out"
 rm -f "$top/out/sleepy.data"
 echo "run: Linux $(make -s -C "$top/build/linux" kernelversion) + sleepy, QEMU TCG, 2 vCPUs${PROGRAM:+, profiling $PROGRAM ${ARGS:-}}"
+# The whole console goes to out/console.log; show what the guest says.
 bash "$top/qemu/boot.sh" "$top/build/kernel-normal/arch/x86/boot/bzImage" "$initrd" run \
-	"$top/out/console.log" 900 "kunit.enable=0 quiet"
+	"$top/out/console.log" 900 "kunit.enable=0 quiet" |
+	awk '/sleepy-guest: Linux/ { on = 1; sub(/.*sleepy-guest/, "sleepy-guest") } on'
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 [ -s "$top/out/sleepy.data" ] || { echo "run: no recording came back from the guest" >&2; exit 1; }
 echo "run: recording in out/sleepy.data, console in out/console.log; report again with: build/userland/sleepy-parse out/sleepy.data"
