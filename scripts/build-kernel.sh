@@ -13,6 +13,8 @@ fragments="$top/configs/guest.config $top/configs/sleepy.config"
 [ "$flavor" = debug ] && fragments="$fragments $top/configs/debug.config"
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Relative paths in the cache keys: clones at other paths (CI) share hits.
+export CCACHE_BASEDIR=$top
 mk() { make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
 
 mkdir -p "$out" "$out/.cfg"
