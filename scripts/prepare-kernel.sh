@@ -12,6 +12,7 @@ if [ ! -f "$src/Makefile" ]; then
 	[ -n "$tarball" ] || { echo "prepare-kernel: linux-source-6.12 is not installed (make deps)" >&2; exit 1; }
 	echo "prepare-kernel: extracting $tarball"
 	rm -rf "$src" "$top/build/linux-source-6.12"
+	mkdir -p "$top/build"
 	tar -C "$top/build" -xf "$tarball"
 	mv "$top/build/linux-source-6.12" "$src"
 fi
