@@ -406,6 +406,19 @@ TEST_F(sleepy, pid_reuse_new_appid)
 	free(s.records);
 }
 
+/* A session of @ms busy milliseconds: its stream and its counters. */
+static int record_busy(const struct sleepy_attr *attr, int ms,
+		       struct stream *s, struct cpu_stats *stats)
+{
+	if (sys_start(attr, sizeof(*attr)))
+		return -1;
+	spin(ms);
+	if (sys_stop(0) || read_stream(s))
+		return -1;
+	count_records(s);
+	return read_stats(stats);
+}
+
 /* Every sample the kernel counted is in the stream, and nothing else. */
 TEST_F(sleepy, samples_match_counters)
 {
@@ -415,12 +428,7 @@ TEST_F(sleepy, samples_match_counters)
 	int cpu;
 
 	self->attr.frequency = 2000;
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
-	spin(500);
-	ASSERT_EQ(0, sys_stop(0));
-	ASSERT_EQ(0, read_stream(&s));
-	count_records(&s);
-	ASSERT_EQ(0, read_stats(stats));
+	ASSERT_EQ(0, record_busy(&self->attr, 500, &s, stats));
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
 		EXPECT_EQ(0, stats[cpu].dropped);
@@ -440,12 +448,7 @@ TEST_F(sleepy, drops_counted_without_reader)
 
 	self->attr.frequency = 10000;
 	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
-	spin(1000);
-	ASSERT_EQ(0, sys_stop(0));
-	ASSERT_EQ(0, read_stream(&s));
-	count_records(&s);
-	ASSERT_EQ(0, read_stats(stats));
+	ASSERT_EQ(0, record_busy(&self->attr, 1000, &s, stats));
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
 		/* Losses reported in-stream never exceed those counted. */
