@@ -18,6 +18,9 @@ export CCACHE_BASEDIR=$top
 mk() { make -s -C "$src" O="$out" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" "$@"; }
 
 mkdir -p "$out" "$out/.cfg"
+# One kernel build at a time on this machine (2 cores): wait for the other.
+exec 9>"$top/build/.kernel-build.lock"
+flock 9
 cfg=$out/.cfg
 make -s -C "$src" O="$cfg" tinyconfig >/dev/null
 (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$cfg" "$cfg/.config" $fragments >/dev/null)
