@@ -2,7 +2,9 @@
 # mkinitramfs.sh OUT.cpio.gz [PROGRAM [ARGS]]
 # Packs busybox, the sleepy tools, benchmarks, tests and guest scripts, and
 # optionally the user's PROGRAM (run with the shell words ARGS) with the
-# shared libraries it needs.
+# shared libraries it needs.  Host programs named in $GUEST_HOST_PROGRAMS
+# (e.g. /usr/bin/perf for the benchmark) go in at their host paths, with
+# their libraries.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -25,18 +27,26 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 ln -s /bin/busybox "$root/bin/sh"
 ln -s /bin/busybox "$root/bin/true"
 
+# The loader and libraries of a dynamic program, at the paths it looks in.
+copy_libraries() {	# copy_libraries PROGRAM
+	ldd "$1" >/dev/null 2>&1 || return 0
+	ldd "$1" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+for host_program in ${GUEST_HOST_PROGRAMS:-}; do
+	mkdir -p "$root$(dirname "$host_program")"
+	cp -L "$host_program" "$root$host_program"
+	copy_libraries "$host_program"
+done
+
 if [ -n "$program" ]; then
 	[ -f "$program" ] && [ -x "$program" ] || { echo "mkinitramfs: PROGRAM '$program' is not an executable file" >&2; exit 1; }
 	cp "$program" "$root/sleepy/prog/"
 	basename "$program" > "$root/sleepy/prog/name"
 	printf '%s\n' "$program_args" > "$root/sleepy/prog/args"
-	# The loader and libraries at the paths the program will look for.
-	if ldd "$program" >/dev/null 2>&1; then
-		ldd "$program" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
-		done
-	fi
+	copy_libraries "$program"
 fi
 chmod +x "$root/init" "$root"/sleepy/guest/*.sh
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
