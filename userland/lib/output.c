@@ -115,9 +115,11 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		fprintf(o->out, "%s\n    {\"app\": ", o->rows ? "," : "");
 		json_string(o->out, r->app);
 		fprintf(o->out, ", \"pid\": %u", r->pid);
-		if (r->has_ip) {
-			fprintf(o->out, ", \"ip\": \"%s\", \"mode\": \"%s\", \"function\": ",
+		if (r->has_ip)
+			fprintf(o->out, ", \"ip\": \"%s\", \"mode\": \"%s\"",
 				ip, r->in_kernel ? "kernel" : "user");
+		if (o->columns != SLEEPY_COLUMNS_APP) {
+			fputs(", \"function\": ", o->out);
 			if (r->function)
 				json_string(o->out, r->function);
 			else

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/output.h"
 #include "lib/profile.h"
 #include "lib/recording.h"
 #include "lib/session.h"
@@ -332,6 +333,37 @@ static void test_parsers(void)
 	      "numbers parsed strictly");
 }
 
+/* Every format names the function of a by-function row. */
+static void test_function_rows(void)
+{
+	static const enum sleepy_format formats[] = {
+		SLEEPY_FORMAT_TEXT, SLEEPY_FORMAT_CSV, SLEEPY_FORMAT_JSON,
+	};
+	static const char *const names[] = { "text", "csv", "json" };
+	const struct sleepy_row row = {
+		.app = "call#1", .pid = 7, .function = "loop", .samples = 3,
+		.percent = 100,
+	};
+	struct sleepy_output out;
+	char buf[1024];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < 3; i++) {
+		memset(buf, 0, sizeof(buf));
+		f = fmemopen(buf, sizeof(buf) - 1, "w");
+		sleepy_output_begin(&out, f, formats[i], "#", "");
+		sleepy_output_report(&out, "by_function", "By function",
+				     SLEEPY_COLUMNS_FUNCTION);
+		sleepy_output_row(&out, &row);
+		sleepy_output_end(&out);
+		fclose(f);
+		check(strstr(buf, formats[i] == SLEEPY_FORMAT_JSON ?
+			      "\"function\": \"loop\"" : "loop") != NULL,
+		      "%s by-function row names the function", names[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	test_good();
@@ -341,6 +373,7 @@ int main(int argc, char **argv)
 	test_names_sanitised();
 	test_symbols(argc > 1 ? argv[1] : "../build/userland");
 	test_parsers();
+	test_function_rows();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }
