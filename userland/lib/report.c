@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sleepy-parse's reports; see report.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static bool app_selected(const struct sleepy_report_options *opts,
+			 const struct sleepy_app *app)
+{
+	if (!opts->app_name)
+		return true;
+	return !strcmp(app->name, opts->app_name) &&
+	       (!opts->app_instance || app->instance == opts->app_instance);
+}
+
+static const struct sleepy_symbols *
+symbols_for(const struct sleepy_report_options *opts,
+	    const struct sleepy_app *app)
+{
+	unsigned int i;
+
+	for (i = 0; i < opts->nsymbols; i++)
+		if (!strcmp(opts->symbols[i].app_name, app->name))
+			return &opts->symbols[i];
+	return NULL;
+}
+
+static const char *function_of(const struct sleepy_report_options *opts,
+			       const struct sleepy_app *app,
+			       const struct sleepy_ip_count *ip)
+{
+	const struct sleepy_symbols *symbols = symbols_for(opts, app);
+	const struct sleepy_symbol *sym;
+
+	if (!symbols || ip->in_kernel)
+		return NULL;
+	sym = sleepy_symbols_find(symbols, ip->ip);
+	return sym ? sym->name : NULL;
+}
+
+struct function_count {
+	const struct sleepy_app *app;
+	const char *function;
+	uint64_t samples;
+};
+
+static int function_match(const void *slot, const void *arg)
+{
+	const struct function_count *a = slot, *b = arg;
+
+	return a->app == b->app && a->function == b->function;
+}
+
+static int cmp_functions(const void *a, const void *b)
+{
+	const struct function_count *x = a, *y = b;
+	int diff;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	/* Ties in a stable order: the table's order follows heap addresses. */
+	diff = strcmp(x->app->label, y->app->label);
+	return diff ?: strcmp(x->function, y->function);
+}
+
+static void report_functions(struct sleepy_output *out,
+			     const struct sleepy_report_options *opts,
+			     struct sleepy_profile *profile,
+			     struct sleepy_ip_count **ips, size_t nips,
+			     uint64_t total)
+{
+	struct function_count *rows, key;
+	struct sleepy_table table;
+	size_t i, n = 0;
+
+	sleepy_table_init(&table, sizeof(key));
+	for (i = 0; i < nips; i++) {
+		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
+		struct function_count *count;
+
+		if (!app_selected(opts, app) || !symbols_for(opts, app))
+			continue;
+		key = (struct function_count) {
+			.app = app,
+			.function = function_of(opts, app, ips[i]) ?:
+				    (ips[i]->in_kernel ? "[kernel]" : "[unknown]"),
+		};
+		count = sleepy_table_get(&table, (uintptr_t)key.function ^
+					 ((uint64_t)app->appid << 40),
+					 function_match, &key);
+		if (!count->app)
+			*count = key;
+		count->samples += ips[i]->samples;
+	}
+	rows = calloc(table.used + 1, sizeof(*rows));
+	for (i = 0; rows && i < table.capacity; i++)
+		if (sleepy_table_slot(&table, i))
+			rows[n++] = *(struct function_count *)sleepy_table_slot(&table, i);
+	qsort(rows, n, sizeof(*rows), cmp_functions);
+
+	sleepy_output_report(out, "by_function", "By application and function",
+			     SLEEPY_COLUMNS_FUNCTION);
+	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
+		struct sleepy_row row = {
+			.app = rows[i].app->label,
+			.pid = rows[i].app->pid,
+			.function = rows[i].function,
+			.samples = rows[i].samples,
+			.percent = 100.0 * rows[i].samples / total,
+		};
+
+		sleepy_output_row(out, &row);
+	}
+	free(rows);
+	sleepy_table_free(&table);
+}
+
+void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
+		   struct sleepy_profile *profile,
+		   const struct sleepy_recording *rec)
+{
+	struct sleepy_app **apps;
+	struct sleepy_ip_count **ips;
+	struct sleepy_output out;
+	char text[512], json[512], frequency[32] = "tick (CONFIG_HZ)";
+	size_t napps, nips, i, shown;
+	uint64_t total = 0;
+
+	apps = sleepy_profile_apps(profile, &napps);
+	ips = sleepy_profile_ips(profile, &nips);
+	for (i = 0; i < napps; i++)
+		if (app_selected(opts, apps[i]))
+			total += apps[i]->samples;
+	if (rec->header.frequency)
+		snprintf(frequency, sizeof(frequency), "%u Hz",
+			 rec->header.frequency);
+
+	snprintf(text, sizeof(text),
+		 "# %s: %" PRIu64 " samples shown of %" PRIu64 " (%" PRIu64
+		 " in kernel mode), %u CPUs, %s, %.2f s, %" PRIu64 " dropped, %"
+		 PRIu64 " idle",
+		 opts->path, total, profile->samples, profile->kernel_samples,
+		 rec->header.ncpus, frequency, profile->samples ?
+		 (profile->last_ns - profile->first_ns) / 1e9 : 0.0,
+		 profile->totals.dropped, profile->totals.idle);
+	snprintf(json, sizeof(json),
+		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
+		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
+		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
+		 ", \"idle\": %" PRIu64 ", \"table_overflows\": %" PRIu64
+		 ", \"complete\": %s",
+		 profile->samples, total, profile->kernel_samples,
+		 rec->header.ncpus, rec->header.frequency,
+		 profile->totals.samples, profile->totals.dropped,
+		 profile->totals.idle, profile->table_overflows,
+		 rec->finished && !rec->error[0] ? "true" : "false");
+	sleepy_output_begin(&out, stream, opts->format, text, json);
+	if (!total)
+		total = 1;
+
+	sleepy_output_report(&out, "by_app", "By application", SLEEPY_COLUMNS_APP);
+	for (i = 0, shown = 0; i < napps; i++) {
+		struct sleepy_row row = {
+			.app = apps[i]->label,
+			.pid = apps[i]->pid,
+			.samples = apps[i]->samples,
+			.percent = 100.0 * apps[i]->samples / total,
+		};
+
+		if (!apps[i]->samples || !app_selected(opts, apps[i]))
+			continue;
+		if (opts->top && shown++ >= opts->top)
+			break;
+		sleepy_output_row(&out, &row);
+	}
+
+	sleepy_output_report(&out, "by_app_ip",
+			     "By application and instruction pointer",
+			     SLEEPY_COLUMNS_IP);
+	for (i = 0, shown = 0; i < nips; i++) {
+		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
+		struct sleepy_row row = {
+			.app = app->label,
+			.pid = app->pid,
+			.has_ip = true,
+			.ip = ips[i]->ip,
+			.in_kernel = ips[i]->in_kernel,
+			.function = function_of(opts, app, ips[i]),
+			.samples = ips[i]->samples,
+			.percent = 100.0 * ips[i]->samples / total,
+		};
+
+		if (!app_selected(opts, app))
+			continue;
+		if (opts->top && shown++ >= opts->top)
+			break;
+		sleepy_output_row(&out, &row);
+	}
+
+	if (opts->nsymbols)
+		report_functions(&out, opts, profile, ips, nips, total);
+	sleepy_output_end(&out);
+	free(apps);
+	free(ips);
+}

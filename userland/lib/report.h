@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sleepy-parse's reports of an aggregated recording: by application, by
+ * application and instruction pointer and, with symbol tables, by
+ * application and function.  In the library so that sleepy-parse and the
+ * fuzzer (userland/fuzz/) run the same code.
+ */
+#ifndef SLEEPY_REPORT_H
+#define SLEEPY_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output.h"
+#include "profile.h"
+#include "recording.h"
+#include "symbols.h"
+
+struct sleepy_report_options {
+	const char *path;		/* named in the text summary */
+	uint64_t top;			/* rows per report, 0 = all */
+	const char *app_name;		/* only this application, NULL = all */
+	uint32_t app_instance;		/* with app_name: 0 = every instance */
+	enum sleepy_format format;
+	const struct sleepy_symbols *symbols;	/* matched by app_name */
+	unsigned int nsymbols;		/* > 0 adds the report by function */
+};
+
+/* Writes every report of @profile, read from @rec, to @out. */
+void sleepy_report(FILE *out, const struct sleepy_report_options *opts,
+		   struct sleepy_profile *profile,
+		   const struct sleepy_recording *rec);
+
+#endif
