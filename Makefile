@@ -5,6 +5,7 @@
 #   make shell                           interactive guest with the tools
 #   make test                            every test; ends "N passed, N failed"
 #   make series                          git format-patch series in out/series
+#   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -17,7 +18,7 @@ ARGS ?=
 export PROGRAM ARGS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series clean FORCE
+.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series fuzz clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -54,5 +55,12 @@ test:
 series: tree
 	@bash scripts/mkseries.sh
 
+# The recording reader and sleepy-parse's reports under libFuzzer
+# (userland/fuzz/); FUZZ_JOBS=2 takes both cores.
+FUZZ_SECONDS ?= 300
+FUZZ_JOBS ?= 1
+fuzz: headers
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
 clean:
-	rm -rf $(B)/userland $(B)/headers $(B)/*.cpio.gz out
+	rm -rf $(B)/userland $(B)/fuzz $(B)/headers $(B)/*.cpio.gz out

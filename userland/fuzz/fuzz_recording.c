@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: does with its input what sleepy-parse does with a
+ * file -- check the header, read every record, aggregate, sort and write
+ * every report in every format -- through the same library calls.  An
+ * in-memory symbol table stands in for "-s loop" so that the report by
+ * function runs too (loading ELF files is not reachable from a
+ * recording).  replay.c runs the same function without libFuzzer.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/profile.h"
+#include "lib/recording.h"
+#include "lib/report.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sorted by address, as sleepy_symbols_load() leaves them. */
+static char main_name[] = "main", empty_name[] = "empty", loop_name[] = "loop";
+static struct sleepy_symbol loop_syms[] = {
+	{ .start = 0x401000, .size = 0x40, .name = main_name },
+	{ .start = 0x401040, .size = 0, .name = empty_name },	/* one address */
+	{ .start = 0x401100, .size = 0x100, .name = loop_name },
+};
+static const struct sleepy_symbols loop_symbols = {
+	.app_name = "loop",
+	.syms = loop_syms,
+	.count = ARRAY_SIZE(loop_syms),
+};
+
+static const enum sleepy_format formats[] = {
+	SLEEPY_FORMAT_TEXT, SLEEPY_FORMAT_CSV, SLEEPY_FORMAT_JSON,
+};
+
+/* Every sample is counted once per application and once per IP. */
+static void check_totals(struct sleepy_profile *profile)
+{
+	struct sleepy_app **apps;
+	struct sleepy_ip_count **ips;
+	uint64_t app_samples = 0, ip_samples = 0;
+	size_t napps, nips, i;
+
+	apps = sleepy_profile_apps(profile, &napps);
+	ips = sleepy_profile_ips(profile, &nips);
+	for (i = 0; i < napps; i++)
+		app_samples += apps[i]->samples;
+	for (i = 0; i < nips; i++)
+		ip_samples += ips[i]->samples;
+	if (app_samples != profile->samples || ip_samples != profile->samples) {
+		fprintf(stderr, "fuzz_recording: %llu samples, %llu by application, %llu by IP\n",
+			(unsigned long long)profile->samples,
+			(unsigned long long)app_samples,
+			(unsigned long long)ip_samples);
+		abort();
+	}
+	free(apps);
+	free(ips);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* sleepy-parse -s loop FILE, in each --format */
+	struct sleepy_report_options everything = {
+		.path = "fuzz.data",
+		.symbols = &loop_symbols,
+		.nsymbols = 1,
+	};
+	/* sleepy-parse --top 1 --app loop#1 FILE, in each --format */
+	struct sleepy_report_options filtered = {
+		.path = "fuzz.data",
+		.top = 1,
+		.app_name = "loop",
+		.app_instance = 1,
+	};
+	static FILE *sink;
+	struct sleepy_profile profile;
+	struct sleepy_recording rec;
+	size_t i;
+
+	/* Opened once: the formatting is what is under test, not the I/O. */
+	if (!sink)
+		sink = fopen("/dev/null", "w");
+	if (!sink)
+		abort();
+
+	if (sleepy_recording_open_mem(&rec, data, size)) {
+		sleepy_recording_close(&rec);
+		return 0;
+	}
+	sleepy_profile_init(&profile);
+	sleepy_profile_read(&profile, &rec);
+	check_totals(&profile);
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		everything.format = formats[i];
+		filtered.format = formats[i];
+		sleepy_report(sink, &everything, &profile, &rec);
+		sleepy_report(sink, &filtered, &profile, &rec);
+	}
+	sleepy_profile_free(&profile);
+	sleepy_recording_close(&rec);
+	return 0;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the fuzzer's seed corpus and dictionary: small recordings built
+ * from the record definitions in <linux/sleepy.h>, so that they follow
+ * the format when it changes, and optionally the head and trailer of a
+ * real recording from the guest.  Deterministic: the same inputs give the
+ * same files.
+ *
+ * Usage: make-corpus CORPUS_DIR DICTIONARY [GUEST_RECORDING]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/recording.h"
+
+/* Records of the guest recording kept in its seed: a few KB. */
+#define GUEST_HEAD_BYTES 4096
+
+/* A recording under construction. */
+struct builder {
+	unsigned char *data;
+	size_t size;
+};
+
+static const char *corpus_dir;
+
+static void put(struct builder *b, const void *p, size_t len)
+{
+	b->data = realloc(b->data, b->size + len);
+	if (!b->data) {
+		perror("make-corpus");
+		exit(1);
+	}
+	memcpy(b->data + b->size, p, len);
+	b->size += len;
+}
+
+static void put_header(struct builder *b, uint32_t ncpus)
+{
+	struct sleepy_attr attr = {
+		.frequency = 1000,
+		.flags = SLEEPY_FLAG_KERNEL,
+	};
+	struct sleepy_file_header h;
+
+	sleepy_file_header_init(&h, &attr, ncpus, 1000000);
+	put(b, &h, sizeof(h));
+}
+
+static void put_app(struct builder *b, uint32_t appid, uint32_t parent,
+		    const char *name, uint32_t instance)
+{
+	struct sleepy_app_start a = {
+		.header = { SLEEPY_REC_APP_START, sizeof(a), 0 },
+		.appid = appid,
+		.parent_appid = parent,
+		.pid = 100 + appid,
+		.instance = instance,
+		.time_ns = 1000000 + appid,
+	};
+
+	memcpy(a.name, name, strnlen(name, sizeof(a.name)));
+	put(b, &a, sizeof(a));
+}
+
+static void put_exit(struct builder *b, uint32_t appid, uint32_t cpu)
+{
+	struct sleepy_app_exit e = {
+		.header = { SLEEPY_REC_APP_EXIT, sizeof(e), cpu },
+		.appid = appid,
+		.pid = 100 + appid,
+		.time_ns = 3000000 + b->size,
+	};
+
+	put(b, &e, sizeof(e));
+}
+
+static void put_sample(struct builder *b, uint32_t appid, uint32_t cpu,
+		       uint64_t user_ip, uint64_t kernel_ip, uint32_t flags)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(s), cpu },
+		.time_ns = 2000000 + b->size,
+		.user_ip = user_ip,
+		.kernel_ip = kernel_ip,
+		.tid = 100 + appid,
+		.appid = appid,
+		.flags = flags,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+static void put_lost(struct builder *b, uint32_t cpu, uint64_t count)
+{
+	struct sleepy_lost l = {
+		.header = { SLEEPY_REC_LOST, sizeof(l), cpu },
+		.count = count,
+	};
+
+	put(b, &l, sizeof(l));
+}
+
+static void put_trailer(struct builder *b, uint32_t ncpus)
+{
+	struct sleepy_end end = {
+		.header = { SLEEPY_REC_END, sizeof(end), 0 },
+		.time_ns = 9000000,
+		.table_overflows = 1,
+	};
+	uint32_t cpu;
+
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct sleepy_cpu_stats st = {
+			.header = { SLEEPY_REC_CPU_STATS, sizeof(st), cpu },
+			.samples = 10 + cpu,
+			.dropped = cpu,
+			.idle = 5,
+			.unknown = 1,
+		};
+
+		put(b, &st, sizeof(st));
+	}
+	put(b, &end, sizeof(end));
+}
+
+static void write_seed(const char *name, const void *data, size_t size)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", corpus_dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Samples of "loop" hit the fuzz target's symbol table for "loop". */
+static void put_workload(struct builder *b)
+{
+	int i;
+
+	put_app(b, 1, 0, "loop", 1);
+	put_app(b, 2, 1, "call", 1);
+	put_app(b, 3, 1, "loop", 2);
+	for (i = 0; i < 8; i++)
+		put_sample(b, 1, i % 2, 0x401000 + i * 4, 0, 0);
+	put_sample(b, 1, 0, 0x401040, 0, 0);			/* "empty" */
+	put_sample(b, 1, 1, 0x401180, 0, 0);			/* "loop" */
+	put_sample(b, 1, 0, 0x500000, 0, 0);			/* no symbol */
+	put_sample(b, 1, 1, 0x401010, 0xffffffff81000000ULL,
+		   SLEEPY_SAMPLE_IN_KERNEL);
+	put_sample(b, 1, 0, 0x401010, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	put_sample(b, 2, 1, 0x401200, 0, 0);
+	put_sample(b, 3, 0, 0x401000, 0, 0);
+	put_sample(b, 0, 1, 0, 0xffffffff81000040ULL,
+		   SLEEPY_SAMPLE_IN_KERNEL | SLEEPY_SAMPLE_KERNEL_THREAD);
+	put_sample(b, 9, 0, 0x402000, 0, 0);			/* unannounced */
+	put_lost(b, 1, 3);
+	put_exit(b, 3, 0);
+	put_exit(b, 1, 1);
+}
+
+static void write_good_and_damaged(void)
+{
+	struct builder b = {};
+	size_t body, cut;
+
+	put_header(&b, 2);
+	body = b.size;
+	put_workload(&b);
+	cut = b.size;
+	put_trailer(&b, 2);
+	write_seed("good.rec", b.data, b.size);
+	write_seed("no-trailer.rec", b.data, cut);
+	/* Cut inside the third record, and inside the fourth's header. */
+	write_seed("truncated-record.rec", b.data,
+		   body + 2 * sizeof(struct sleepy_app_start) +
+		   sizeof(struct sleepy_app_start) / 2);
+	write_seed("truncated-record-header.rec", b.data,
+		   body + 3 * sizeof(struct sleepy_app_start) + 4);
+	write_seed("truncated-file-header.rec", b.data, body / 2);
+	write_seed("magic-only.rec", SLEEPY_FILE_MAGIC, 8);
+	write_seed("empty.rec", "", 0);
+	free(b.data);
+}
+
+/* Headers this reader refuses, each for one reason. */
+static void write_bad_headers(void)
+{
+	struct sleepy_file_header h;
+	struct sleepy_attr attr = {};
+	struct builder b = {};
+
+	sleepy_file_header_init(&h, &attr, 1, 0);
+	h.version = SLEEPY_FORMAT_VERSION + 1;
+	write_seed("newer-version.rec", &h, sizeof(h));
+	sleepy_file_header_init(&h, &attr, 1, 0);
+	h.machine = 183;	/* EM_AARCH64 */
+	write_seed("other-machine.rec", &h, sizeof(h));
+	sleepy_file_header_init(&h, &attr, 1, 0);
+	h.byte_order = SLEEPY_BYTE_ORDER_BIG;
+	write_seed("other-byte-order.rec", &h, sizeof(h));
+
+	/* A longer header from a newer writer is skipped by its size. */
+	sleepy_file_header_init(&h, &attr, 1, 0);
+	h.header_size = sizeof(h) + 8;
+	put(&b, &h, sizeof(h));
+	put(&b, "\0\0\0\0\0\0\0\0", 8);
+	put_sample(&b, 1, 0, 0x401000, 0, 0);
+	put_trailer(&b, 1);
+	write_seed("longer-header.rec", b.data, b.size);
+	free(b.data);
+}
+
+/* Record-level damage: each stops the reader at one record. */
+static void write_bad_records(void)
+{
+	struct sleepy_record_header odd = { SLEEPY_REC_SAMPLE, 12, 0 };
+	struct sleepy_record_header short_sample = { SLEEPY_REC_SAMPLE, 16, 0 };
+	struct sleepy_record_header huge = { SLEEPY_REC_LOST, 0xfff8, 0 };
+	struct builder b = {};
+	size_t body;
+
+	put_header(&b, 2);
+	put_app(&b, 1, 0, "loop", 1);
+	put_sample(&b, 1, 0, 0x401000, 0, 0);
+	body = b.size;
+
+	put(&b, &odd, sizeof(odd));
+	put(&b, "\0\0\0\0", 4);
+	write_seed("size-not-multiple-of-8.rec", b.data, b.size);
+	b.size = body;
+	put(&b, &short_sample, sizeof(short_sample));
+	put(&b, "\0\0\0\0\0\0\0\0", 8);
+	write_seed("sample-too-short.rec", b.data, b.size);
+	b.size = body;
+	put(&b, &huge, sizeof(huge));
+	put_trailer(&b, 2);
+	write_seed("size-past-end.rec", b.data, b.size);
+	b.size = body;
+	put_sample(&b, 1, 7, 0x401000, 0, 0);
+	put_trailer(&b, 2);
+	write_seed("cpu-out-of-range.rec", b.data, b.size);
+	free(b.data);
+}
+
+/* Records of types this reader does not know are skipped by size. */
+static void write_unknown_types(void)
+{
+	struct sleepy_record_header future = { 999, 24, 0 };
+	struct sleepy_record_header zero_type = { 0, 8, 1 };
+	struct sleepy_sample longer = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(longer) + 8, 1 },
+		.user_ip = 0x401100,
+		.appid = 1,
+	};
+	struct builder b = {};
+
+	put_header(&b, 2);
+	put_app(&b, 1, 0, "loop", 1);
+	put(&b, &future, sizeof(future));
+	put(&b, "0123456789abcdef", 16);
+	put(&b, &zero_type, sizeof(zero_type));
+	/* A sample with a field added at its end by a newer kernel. */
+	put(&b, &longer, sizeof(longer));
+	put(&b, "newfield", 8);
+	put_trailer(&b, 2);
+	write_seed("unknown-types.rec", b.data, b.size);
+	free(b.data);
+}
+
+/* Names as comm can hold them: any byte but NUL, or 16 without NUL. */
+static void write_names(void)
+{
+	struct builder b = {};
+
+	put_header(&b, 0);	/* ncpus 0: no CPU check */
+	put_app(&b, 1, 0, "a;b,c\"d\\e\n\x7f\xff", 1);
+	put_app(&b, 2, 0, "sixteen-bytes-xx", 4294967295U);
+	put_app(&b, 3, 0, "", 0);
+	put_app(&b, 4, 0, "first", 1);
+	put_app(&b, 4, 0, "restarted", 2);	/* an appid announced twice */
+	put_sample(&b, 1, 4000000000U, 1, 0, 0);
+	put_sample(&b, 2, 3, 2, 0, 0);
+	put_sample(&b, 3, 0, 3, 0, 0);
+	put_sample(&b, 4, 0, 4, 0, 0);
+	put_trailer(&b, 1);
+	write_seed("names.rec", b.data, b.size);
+	free(b.data);
+}
+
+/*
+ * 768 applications fill the table to its growth threshold (3/4 of 1024
+ * slots) with the last record, so the first lookup in the reports grows
+ * it under the sorted pointers into it.
+ */
+static void write_many_apps(void)
+{
+	struct builder b = {};
+	uint32_t appid;
+
+	put_header(&b, 1);
+	put_sample(&b, 1, 0, 0x401000, 0, 0);
+	for (appid = 1; appid <= 768; appid++)
+		put_exit(&b, appid, 0);
+	put_trailer(&b, 1);
+	write_seed("many-apps.rec", b.data, b.size);
+	free(b.data);
+}
+
+/* The guest recording's first records and its trailer. */
+static void write_guest_head(const char *path)
+{
+	const struct sleepy_record_header *record;
+	struct sleepy_recording rec;
+	struct builder b = {};
+
+	if (sleepy_recording_open(&rec, path)) {
+		fprintf(stderr, "make-corpus: %s: %s\n", path, rec.error);
+		exit(1);
+	}
+	put(&b, rec.data, rec.header.header_size);
+	while ((record = sleepy_recording_next(&rec)))
+		if (rec.offset <= GUEST_HEAD_BYTES ||
+		    record->type == SLEEPY_REC_CPU_STATS ||
+		    record->type == SLEEPY_REC_END)
+			put(&b, record, record->size);
+	if (rec.error[0]) {
+		fprintf(stderr, "make-corpus: %s: %s\n", path, rec.error);
+		exit(1);
+	}
+	write_seed("guest-head.rec", b.data, b.size);
+	sleepy_recording_close(&rec);
+	free(b.data);
+}
+
+static void dict_bytes(FILE *f, const char *name, const void *p, size_t len)
+{
+	const unsigned char *bytes = p;
+	size_t i;
+
+	fprintf(f, "%s=\"", name);
+	for (i = 0; i < len; i++)
+		fprintf(f, "\\x%02x", bytes[i]);
+	fprintf(f, "\"\n");
+}
+
+/* A record header's type and size, as they appear in a recording. */
+static void dict_record(FILE *f, const char *name, uint16_t type,
+			uint16_t size)
+{
+	struct sleepy_record_header h = { type, size, 0 };
+
+	dict_bytes(f, name, &h, 4);
+}
+
+static void write_dictionary(const char *path)
+{
+	struct sleepy_file_header h;
+	struct sleepy_attr attr = {};
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	sleepy_file_header_init(&h, &attr, 1, 0);
+	fprintf(f, "# libFuzzer dictionary for recordings; written by make-corpus.\n");
+	fprintf(f, "magic=\"%s\"\n", SLEEPY_FILE_MAGIC);
+	/* version, header size, machine, byte order and pointer size */
+	dict_bytes(f, "file_header", (char *)&h + 8, 8);
+	dict_record(f, "sample", SLEEPY_REC_SAMPLE, sizeof(struct sleepy_sample));
+	dict_record(f, "app_start", SLEEPY_REC_APP_START,
+		    sizeof(struct sleepy_app_start));
+	dict_record(f, "app_exit", SLEEPY_REC_APP_EXIT,
+		    sizeof(struct sleepy_app_exit));
+	dict_record(f, "lost", SLEEPY_REC_LOST, sizeof(struct sleepy_lost));
+	dict_record(f, "cpu_stats", SLEEPY_REC_CPU_STATS,
+		    sizeof(struct sleepy_cpu_stats));
+	dict_record(f, "end", SLEEPY_REC_END, sizeof(struct sleepy_end));
+	fprintf(f, "app_name=\"loop\"\n");
+	if (fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || argc > 4) {
+		fprintf(stderr, "usage: make-corpus CORPUS_DIR DICTIONARY [GUEST_RECORDING]\n");
+		return 2;
+	}
+	corpus_dir = argv[1];
+	write_good_and_damaged();
+	write_bad_headers();
+	write_bad_records();
+	write_unknown_types();
+	write_names();
+	write_many_apps();
+	if (argc == 4)
+		write_guest_head(argv[3]);
+	write_dictionary(argv[2]);
+	return 0;
+}
