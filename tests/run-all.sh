@@ -75,6 +75,15 @@ echo "== host: userland unit tests"
 build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 collect "$logs/host-unit.log" "" "host" 30 "[0-9]+ - "
 
+echo "== host: fuzzing the recording reader (userland/fuzz/)"
+step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" \
+	make -s -C userland/fuzz O="$top/build/fuzz" HDR="$top/build/headers/include"
+build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
+collect "$logs/fuzz-replay.log" "" "fuzz" \
+	"$(find userland/fuzz/corpus userland/fuzz/regressions -type f ! -name '.*' | wc -l)" "[0-9]+ - "
+step "fuzz the recording reader and reports for 60 s: no crash" "$logs/fuzz.log" bash scripts/fuzz.sh 60 1
+echo "# $(tail -n 1 "$logs/fuzz.log")"
+
 echo "== host: patch series"
 bash scripts/mkseries.sh --check > "$logs/series.log" 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "make series: format-patch series with cover letter in out/series"
