@@ -84,6 +84,7 @@ static int visible(const struct dirent *entry)
 
 static void replay_directory(const char *dir)
 {
+	const char *slash = dir[strlen(dir) - 1] == '/' ? "" : "/";
 	struct dirent **entries;
 	char path[4096];
 	struct stat st;
@@ -95,7 +96,8 @@ static void replay_directory(const char *dir)
 		exit(1);
 	}
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, entries[i]->d_name);
+		snprintf(path, sizeof(path), "%s%s%s", dir, slash,
+			 entries[i]->d_name);
 		if (!stat(path, &st) && S_ISREG(st.st_mode))
 			replay_file(path);
 		free(entries[i]);
