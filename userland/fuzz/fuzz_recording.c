@@ -17,12 +17,14 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Sorted by address, as sleepy_symbols_load() leaves them. */
-static char main_name[] = "main", empty_name[] = "empty", loop_name[] = "loop";
+/*
+ * Sorted by address, as sleepy_symbols_load() leaves them; "empty" has
+ * size 0, so only its own address resolves to it.
+ */
 static struct sleepy_symbol loop_syms[] = {
-	{ .start = 0x401000, .size = 0x40, .name = main_name },
-	{ .start = 0x401040, .size = 0, .name = empty_name },	/* one address */
-	{ .start = 0x401100, .size = 0x100, .name = loop_name },
+	{ .start = 0x401000, .size = 0x40, .name = "main" },
+	{ .start = 0x401040, .size = 0, .name = "empty" },
+	{ .start = 0x401100, .size = 0x100, .name = "loop" },
 };
 static const struct sleepy_symbols loop_symbols = {
 	.app_name = "loop",

@@ -148,9 +148,9 @@ static void put_workload(struct builder *b)
 	put_app(b, 3, 1, "loop", 2);
 	for (i = 0; i < 8; i++)
 		put_sample(b, 1, i % 2, 0x401000 + i * 4, 0, 0);
-	put_sample(b, 1, 0, 0x401040, 0, 0);			/* "empty" */
-	put_sample(b, 1, 1, 0x401180, 0, 0);			/* "loop" */
-	put_sample(b, 1, 0, 0x500000, 0, 0);			/* no symbol */
+	put_sample(b, 1, 0, 0x401040, 0, 0);		/* "empty" */
+	put_sample(b, 1, 1, 0x401180, 0, 0);		/* "loop" */
+	put_sample(b, 1, 0, 0x500000, 0, 0);		/* no symbol */
 	put_sample(b, 1, 1, 0x401010, 0xffffffff81000000ULL,
 		   SLEEPY_SAMPLE_IN_KERNEL);
 	put_sample(b, 1, 0, 0x401010, 0, SLEEPY_SAMPLE_IN_KERNEL);
@@ -158,7 +158,7 @@ static void put_workload(struct builder *b)
 	put_sample(b, 3, 0, 0x401000, 0, 0);
 	put_sample(b, 0, 1, 0, 0xffffffff81000040ULL,
 		   SLEEPY_SAMPLE_IN_KERNEL | SLEEPY_SAMPLE_KERNEL_THREAD);
-	put_sample(b, 9, 0, 0x402000, 0, 0);			/* unannounced */
+	put_sample(b, 9, 0, 0x402000, 0, 0);		/* unannounced */
 	put_lost(b, 1, 3);
 	put_exit(b, 3, 0);
 	put_exit(b, 1, 1);
@@ -369,11 +369,12 @@ static void write_dictionary(const char *path)
 		exit(1);
 	}
 	sleepy_file_header_init(&h, &attr, 1, 0);
-	fprintf(f, "# libFuzzer dictionary for recordings; written by make-corpus.\n");
+	fprintf(f, "# Recording tokens; written by make-corpus.\n");
 	fprintf(f, "magic=\"%s\"\n", SLEEPY_FILE_MAGIC);
 	/* version, header size, machine, byte order and pointer size */
 	dict_bytes(f, "file_header", (char *)&h + 8, 8);
-	dict_record(f, "sample", SLEEPY_REC_SAMPLE, sizeof(struct sleepy_sample));
+	dict_record(f, "sample", SLEEPY_REC_SAMPLE,
+		    sizeof(struct sleepy_sample));
 	dict_record(f, "app_start", SLEEPY_REC_APP_START,
 		    sizeof(struct sleepy_app_start));
 	dict_record(f, "app_exit", SLEEPY_REC_APP_EXIT,

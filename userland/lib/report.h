@@ -17,13 +17,14 @@
 #include "symbols.h"
 
 struct sleepy_report_options {
-	const char *path;		/* named in the text summary */
-	uint64_t top;			/* rows per report, 0 = all */
-	const char *app_name;		/* only this application, NULL = all */
-	uint32_t app_instance;		/* with app_name: 0 = every instance */
+	const char *path;	/* named in the text summary */
+	uint64_t top;		/* rows per report, 0 = all */
+	const char *app_name;	/* only this application, NULL = all */
+	uint32_t app_instance;	/* with app_name: 0 = every instance */
 	enum sleepy_format format;
-	const struct sleepy_symbols *symbols;	/* matched by app_name */
-	unsigned int nsymbols;		/* > 0 adds the report by function */
+	/* Matched to applications by name; any adds the report by function. */
+	const struct sleepy_symbols *symbols;
+	unsigned int nsymbols;
 };
 
 /* Writes every report of @profile, read from @rec, to @out. */
