@@ -11,4 +11,5 @@ sleepy_test 2>&1 | sed 's/^/selftest: /'
 echo "== tools"
 /sleepy/guest/test-tools.sh
 /sleepy/guest/test-accuracy.sh
+/sleepy/guest/test-idle.sh
 /sleepy/guest/test-drain.sh

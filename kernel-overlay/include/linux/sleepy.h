@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hooks of the sleepy profiler in the timer tick, fork, exec and exit.
+ * Hooks of the sleepy profiler in the timer tick, the idle loop, fork, exec
+ * and exit.
  *
  * Each hook is a static branch that stays a no-op until sleepy_start()
  * enables it, so with no session running the cost is one patched jump;
@@ -18,6 +19,7 @@ struct task_struct;
 DECLARE_STATIC_KEY_FALSE(sleepy_active);
 
 void __sleepy_tick(struct pt_regs *regs);
+void __sleepy_idle_exit(void);
 void __sleepy_fork(struct task_struct *child);
 void __sleepy_exec(struct task_struct *task);
 void __sleepy_exit(struct task_struct *task);
@@ -27,6 +29,13 @@ static inline void sleepy_tick(struct pt_regs *regs)
 {
 	if (static_branch_unlikely(&sleepy_active))
 		__sleepy_tick(regs);
+}
+
+/* The idle task leaves the idle loop to schedule; preemption is off. */
+static inline void sleepy_idle_exit(void)
+{
+	if (static_branch_unlikely(&sleepy_active))
+		__sleepy_idle_exit();
 }
 
 /* New task, process context, after it is visible to the pid lookup. */
@@ -51,6 +60,7 @@ static inline void sleepy_exit(struct task_struct *task, bool group_dead)
 }
 #else
 static inline void sleepy_tick(struct pt_regs *regs) { }
+static inline void sleepy_idle_exit(void) { }
 static inline void sleepy_fork(struct task_struct *child) { }
 static inline void sleepy_exec(struct task_struct *task) { }
 static inline void sleepy_exit(struct task_struct *task, bool group_dead) { }

@@ -9,6 +9,10 @@
  *    per CPU when a frequency is asked for) records the interrupted context
  *    of its own CPU: it looks the process up in the appid tables under RCU
  *    and writes a sample into this CPU's buffer;
+ *  - an hrtimer that finds its CPU idle does not rearm (the tick does not
+ *    run on idle CPUs either): it parks, and the idle loop's exit restarts
+ *    it on the same CPU with interrupts off, so both only ever touch their
+ *    own CPU's timer and flag;
  *  - the fork, exec and exit hooks (process context) keep the appid tables
  *    and announce application instances in the stream.
  *
@@ -16,9 +20,10 @@
  * only if they find the session's tables through the RCU pointer
  * sleepy_live_apps inside their read-side section (hard-irq is one): a hook
  * preempted between the key and that section finds NULL once the session
- * stopped.  sleepy_stop() turns the key off, cancels the timers, clears the
- * pointer and waits for a grace period before it frees the tables and
- * flushes the buffers, so no hook can see a half-torn session.
+ * stopped.  sleepy_stop() turns the key off, clears the pointer and waits
+ * for a grace period (so no hook still restarts a timer), then cancels the
+ * timers, frees the tables and flushes the buffers: no hook can see a
+ * half-torn session.
  * The buffers and the statistics outlive the session until the next start,
  * so the drainer can read what is left after the stop.
  */
@@ -77,6 +82,7 @@ static DEFINE_MUTEX(sleepy_session_lock);
 static struct sleepy_session session;
 static struct sleepy_apps __rcu *sleepy_live_apps;
 static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
+static DEFINE_PER_CPU(bool, sleepy_hrtimer_parked);
 static struct dentry *sleepy_debugfs_dir;
 
 static u64 sleepy_now(void)
@@ -128,11 +134,33 @@ void __sleepy_tick(struct pt_regs *regs)
 		sleepy_sample(regs);
 }
 
+/*
+ * An idle CPU stays idle until need_resched() is set, and the idle loop
+ * passes sleepy_idle_exit() on its way out, which restarts the timer.
+ */
 static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 {
 	sleepy_sample(get_irq_regs());
+	if (is_idle_task(current) && !need_resched()) {
+		__this_cpu_write(sleepy_hrtimer_parked, true);
+		return HRTIMER_NORESTART;
+	}
 	hrtimer_forward_now(timer, session.period);
 	return HRTIMER_RESTART;
+}
+
+void __sleepy_idle_exit(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (__this_cpu_read(sleepy_hrtimer_parked) &&
+	    READ_ONCE(session.sampling)) {
+		__this_cpu_write(sleepy_hrtimer_parked, false);
+		hrtimer_start(this_cpu_ptr(&sleepy_hrtimer), session.period,
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	local_irq_restore(flags);
 }
 
 static void sleepy_hrtimer_start(void *unused)
@@ -353,15 +381,21 @@ static void sleepy_session_stop(void)
 
 	WRITE_ONCE(session.sampling, false);
 	static_branch_disable(&sleepy_active);
+	RCU_INIT_POINTER(sleepy_live_apps, NULL);
+	/*
+	 * Every hook that found the tables or saw the session sampling has
+	 * returned after this, so no timer is restarted behind the cancel.
+	 */
+	synchronize_rcu();
 	if (session.period) {
 		cpus_read_lock();
-		for_each_online_cpu(cpu)
+		for_each_online_cpu(cpu) {
 			hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
+			/* A tick session must not find a timer to restart. */
+			WRITE_ONCE(per_cpu(sleepy_hrtimer_parked, cpu), false);
+		}
 		cpus_read_unlock();
 	}
-	/* Every hook that found the tables has returned after this. */
-	RCU_INIT_POINTER(sleepy_live_apps, NULL);
-	synchronize_rcu();
 
 	session.stop_ns = sleepy_now();
 	session.table_overflows = session.apps->overflows;

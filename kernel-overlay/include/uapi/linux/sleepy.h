@@ -152,7 +152,8 @@ struct sleepy_lost {
  * struct sleepy_cpu_stats - what one CPU counted over the session
  * @samples: sample records written into the buffer
  * @dropped: records of any type that did not fit into the buffer
- * @idle: sampling interrupts that found the CPU idle (not recorded)
+ * @idle: sampling interrupts that found the CPU idle (not recorded); at a
+ *	frequency the CPU's timer then waits until the CPU leaves idle
  * @unknown: samples written with SLEEPY_APPID_UNKNOWN
  */
 struct sleepy_cpu_stats {

@@ -1,0 +1,172 @@
+#!/bin/sh
+# make bench inside the guest (booted with QEMU -icount, so guest time is
+# instructions executed): overhead of sleepy and perf on the workloads,
+# drain capacity, drops with a stopped drainer.  Raw results, one per
+# line, go to the host's out/bench/raw.tsv; bench/report.py turns them
+# into tables, JSON and a plot.  Options from the kernel command line:
+# sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
+# sleepy.workloads=loop,call,... and sleepy.parts=overhead,drain,stalled.
+cd /tmp
+export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
+out=/mnt/out/bench
+mkdir -p $out /tmp/acc
+raw=$out/raw.tsv
+: > $raw
+reps=3 drain_seconds=60
+workloads="loop call btree syscall forkexec"
+parts="overhead drain stalled"
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	sleepy.reps=*) reps=${arg#*=} ;;
+	sleepy.drain_seconds=*) drain_seconds=${arg#*=} ;;
+	sleepy.workloads=*) workloads=$(echo ${arg#*=} | tr , ' ') ;;
+	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
+	esac
+done
+# perf must not lower its own rate under emulation: the comparison is at
+# the frequency asked for.
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
+mkfifo /tmp/perf.ctl /tmp/perf.ack
+
+say() { echo "bench: $*"; }
+# Each workload runs about 2 guest seconds.
+workload_args() {
+	case $1 in
+	loop) echo 120000000 ;;
+	call) echo 17000 ;;
+	btree) echo 1000000 ;;
+	syscall) echo 500000 ;;
+	forkexec) echo 1500 ;;
+	esac
+}
+elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
+
+# run_one CONFIG WORKLOAD REP: one measured run, one raw line.
+run_one() {
+	config=$1 w=$2 rep=$3 samples=0 dropped=0
+	cmd="$w $(workload_args $w)"
+	case $config in
+	none)
+		elapsed $cmd > /dev/null 2> /tmp/t ;;
+	sleepy-*)
+		frequency="-F ${config#sleepy-}"
+		[ "$config" = sleepy-tick ] && frequency=
+		sleepy-start $frequency -o /tmp/r.data > /dev/null || say "sleepy-start failed"
+		sleep 1
+		elapsed $cmd > /dev/null 2> /tmp/t
+		summary=$(sleepy-stop)
+		samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
+		dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+		[ "$rep" = 1 ] && mv /tmp/r.data /tmp/acc/$config-$w.data ;;
+	perf-*)
+		# Events enabled (and acknowledged) only once perf has set up.
+		perf record -a -e cpu-clock -F ${config#perf-} -D -1 \
+			--control fifo:/tmp/perf.ctl,/tmp/perf.ack \
+			-o /tmp/p.data 2> /tmp/perf.err & perf=$!
+		echo enable > /tmp/perf.ctl
+		read ack < /tmp/perf.ack
+		elapsed $cmd > /dev/null 2> /tmp/t
+		kill -INT $perf
+		wait $perf
+		samples=$(sed -n 's/.*perf.data (\([0-9]*\) samples).*/\1/p; s/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
+			awk '/LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
+		[ "$rep" = 1 ] && mv /tmp/p.data /tmp/acc/$config-$w.data ;;
+	esac
+	ns=$(elapsed_of /tmp/t)
+	[ -n "$ns" ] || { say "no time for $config $w"; ns=0; }
+	printf 'overhead\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$config" "$rep" "$ns" "${samples:-0}" "${dropped:-0}" >> $raw
+	say "$w $config rep $rep: $ns ns, ${samples:-0} samples, ${dropped:-0} dropped"
+}
+
+say "$(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $reps repetitions"
+# What a guest second is: one loop alone, then two at once on 2 vCPUs.
+elapsed loop 50000000 > /dev/null 2> /tmp/t
+printf 'calibration\tone\t%s\n' "$(elapsed_of /tmp/t)" >> $raw
+elapsed loop 50000000 > /dev/null 2> /tmp/t2 & a=$!
+elapsed loop 50000000 > /dev/null 2> /tmp/t3
+wait $a
+printf 'calibration\ttwo\t%s\t%s\n' "$(elapsed_of /tmp/t2)" "$(elapsed_of /tmp/t3)" >> $raw
+
+want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+
+configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000"
+rep=1
+want overhead || reps=0
+while [ $rep -le $reps ]; do
+	for w in $workloads; do
+		# Alternate the order so no configuration always runs first.
+		order=$configs
+		[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac)
+		for config in $order; do
+			run_one $config $w $rep
+		done
+	done
+	rep=$((rep + 1))
+done
+
+# Accuracy: per-function shares of the first repetition at 10 kHz.
+want overhead || workloads=
+for w in $workloads; do
+	case $w in loop|call|btree) ;; *) continue ;; esac
+	sleepy-parse --format json --app $w -s /sleepy/bench/$w \
+		/tmp/acc/sleepy-10000-$w.data > $out/accuracy-sleepy-$w.json
+	perf report -i /tmp/acc/perf-10000-$w.data --stdio -q -n --comm $w \
+		--sort sym 2>/dev/null > $out/accuracy-perf-$w.txt
+done
+
+# Drain capacity: both vCPUs busy, default buffer, $drain_seconds s per
+# frequency; upwards from 10 kHz while nothing is lost, else downwards.
+busy() {
+	loop 1000000000000 > /dev/null & b1=$!
+	loop 1000000000000 > /dev/null & b2=$!
+}
+unbusy() { kill $b1 $b2; wait $b1 $b2 2>/dev/null; }
+drain_run() {	# drain_run HZ: sets dropped
+	busy
+	sleepy-start -F $1 -o /tmp/d.data > /dev/null
+	sleep $drain_seconds
+	summary=$(sleepy-stop)
+	unbusy
+	samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
+	dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+	printf 'drain\t%s\t%s\t%s\t%s\n' "$1" "$drain_seconds" "$samples" "$dropped" >> $raw
+	say "drain $1 Hz $drain_seconds s: $samples samples, $dropped dropped"
+	rm -f /tmp/d.data
+}
+want drain && drain_run 10000
+if ! want drain; then
+	:
+elif [ "$dropped" = 0 ]; then
+	for hz in 20000 50000 100000; do
+		drain_run $hz
+		[ "$dropped" = 0 ] || break
+	done
+else
+	for hz in 5000 2000 1000; do
+		drain_run $hz
+		[ "$dropped" = 0 ] && break
+	done
+fi
+
+# A stalled reader: the drainer stopped for 5 s at 10 kHz on both busy
+# vCPUs; what each buffer size keeps and drops (sampling goes on).
+want stalled || stalled_sizes=
+for size in ${stalled_sizes-64K 256K 1M 4M}; do
+	busy
+	drainer=$(sleepy-start -F 10000 -b $size -o /tmp/s.data | sed -n 's/.*drainer pid \([0-9]*\).*/\1/p')
+	kill -STOP $drainer
+	sleep 5
+	kill -CONT $drainer
+	summary=$(sleepy-stop)
+	unbusy
+	samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
+	dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+	memory=$(echo "$summary" | sed -n 's/.*kernel memory: \([0-9]*\) buffer bytes per CPU, \([0-9]*\) table bytes.*/\1\t\2/p')
+	printf 'stalled\t%s\t5\t10000\t%s\t%s\n' "$size" "$samples" "$dropped" >> $raw
+	printf 'memory\t%s\n' "$memory" >> $raw
+	say "stalled drainer, buffer $size: $samples samples, $dropped dropped"
+	rm -f /tmp/s.data
+done
+say "finished"
