@@ -6,6 +6,8 @@
 #   make test                            every test; ends "N passed, N failed"
 #   make series                          git format-patch series in out/series
 #   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
+#   make bench [BENCH_REPS=3]            sleepy vs perf: overhead, accuracy,
+#                                        drain, parse speed (bench/results)
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -18,7 +20,7 @@ ARGS ?=
 export PROGRAM ARGS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series fuzz clean FORCE
+.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series fuzz bench clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -59,6 +61,10 @@ series: tree
 # (userland/fuzz/); FUZZ_JOBS=2 takes both cores.
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
+# Not a test: measurements with perf in the guest, under QEMU -icount.
+bench: kernel userland
+	@bash bench/run.sh
+
 fuzz: headers
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS)
 

@@ -13,7 +13,8 @@ mkdir -p $out /tmp/acc
 raw=$out/raw.tsv
 : > $raw
 reps=3 drain_seconds=60
-workloads="loop call btree syscall forkexec"
+. /sleepy/guest/bench-workloads.sh
+workloads=$bench_workloads
 parts="overhead drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -30,16 +31,6 @@ echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 mkfifo /tmp/perf.ctl /tmp/perf.ack
 
 say() { echo "bench: $*"; }
-# Each workload runs about 2 guest seconds.
-workload_args() {
-	case $1 in
-	loop) echo 120000000 ;;
-	call) echo 17000 ;;
-	btree) echo 1000000 ;;
-	syscall) echo 500000 ;;
-	forkexec) echo 1500 ;;
-	esac
-}
 elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
 
 # run_one CONFIG WORKLOAD REP: one measured run, one raw line.
@@ -69,9 +60,11 @@ run_one() {
 		elapsed $cmd > /dev/null 2> /tmp/t
 		kill -INT $perf
 		wait $perf
-		samples=$(sed -n 's/.*perf.data (\([0-9]*\) samples).*/\1/p; s/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+		samples=$(sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+		# Samples perf lost: LOST_SAMPLES in the event's own stats.
 		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
-			awk '/LOST(_SAMPLES)? events:/ { n += $3 } END { print n + 0 }')
+			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
+			     END { print n + 0 }')
 		[ "$rep" = 1 ] && mv /tmp/p.data /tmp/acc/$config-$w.data ;;
 	esac
 	ns=$(elapsed_of /tmp/t)

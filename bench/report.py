@@ -1,0 +1,285 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tables, JSON and a plot from one `make bench` guest run.
+
+Reads what qemu/guest/run-bench.sh wrote (raw.tsv, the per-function
+reports of sleepy-parse and perf report) and callgrind_annotate's output
+of the same workloads on the host; writes bench/results/{overhead,
+accuracy,drain}.json, bench/results/summary.md (the tables printed here)
+and bench/results/overhead.{svg,png}.  Medians over the repetitions.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+CONFIGS = ["none", "sleepy-tick", "sleepy-1000", "sleepy-10000",
+           "perf-1000", "perf-10000"]
+ACCURACY_WORKLOADS = ["loop", "call", "btree"]
+
+
+def read_raw(path):
+    rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
+            "memory": None}
+    with open(path) as f:
+        for line in f:
+            kind, *fields = line.rstrip("\n").split("\t")
+            if kind == "overhead":
+                workload, config, rep, ns, samples, dropped = fields
+                rows["overhead"].append(dict(
+                    workload=workload, config=config, rep=int(rep),
+                    elapsed_ns=int(ns), samples=int(samples),
+                    dropped=int(dropped)))
+            elif kind == "calibration":
+                rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
+            elif kind == "drain":
+                hz, seconds, samples, dropped = map(int, fields)
+                rows["drain"].append(dict(frequency=hz, seconds=seconds,
+                                          samples=samples, dropped=dropped))
+            elif kind == "stalled":
+                size, seconds, hz, samples, dropped = fields
+                rows["stalled"].append(dict(
+                    buffer_size=size, drainer_stopped_s=int(seconds),
+                    frequency=int(hz), samples=int(samples),
+                    dropped=int(dropped)))
+            elif kind == "memory" and len(fields) == 2:
+                rows["memory"] = dict(buffer_bytes_per_cpu=int(fields[0]),
+                                      table_bytes_per_appid=int(fields[1]))
+    return rows
+
+
+def overhead_table(runs, ns_per_instruction):
+    by_key = {}
+    for r in runs:
+        by_key.setdefault((r["workload"], r["config"]), []).append(r)
+    workloads = list(dict.fromkeys(r["workload"] for r in runs))
+    table = []
+    for w in workloads:
+        base = statistics.median(r["elapsed_ns"] for r in by_key[(w, "none")])
+        for c in CONFIGS:
+            rs = by_key.get((w, c))
+            if not rs:
+                continue
+            elapsed = statistics.median(r["elapsed_ns"] for r in rs)
+            samples = statistics.median(r["samples"] for r in rs)
+            extra = elapsed - base
+            row = dict(
+                workload=w, config=c, repetitions=len(rs),
+                elapsed_s=elapsed / 1e9,
+                elapsed_spread_pct=100.0 * (max(r["elapsed_ns"] for r in rs) -
+                                            min(r["elapsed_ns"] for r in rs)) / base,
+                overhead_pct=100.0 * extra / base,
+                samples=samples,
+                cost_per_sample_us=(extra / samples / 1e3) if samples else None,
+                instructions_per_sample=(extra / samples / ns_per_instruction)
+                if samples else None,
+                dropped=sum(r["dropped"] for r in rs))
+            table.append(row)
+    return table
+
+
+def callgrind_shares(path):
+    costs = {}
+    pattern = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+)")
+    with open(path) as f:
+        for line in f:
+            m = pattern.match(line)
+            if m:
+                fn = m.group(3)
+                costs[fn] = costs.get(fn, 0) + int(m.group(1).replace(",", ""))
+    total = sum(costs.values())
+    return {fn: 100.0 * c / total for fn, c in costs.items()}, total
+
+
+def sleepy_shares(path, workload):
+    with open(path) as f:
+        report = json.load(f)
+    counts = {}
+    for row in report.get("by_function", []):
+        if row["app"].split("#")[0] != workload or row["function"] == "[kernel]":
+            continue
+        counts[row["function"]] = counts.get(row["function"], 0) + row["samples"]
+    total = sum(counts.values())
+    return {fn: 100.0 * c / total for fn, c in counts.items()} if total else {}, total
+
+
+def perf_shares(path):
+    counts = {}
+    pattern = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+\[\.\]\s+(\S+)")
+    with open(path) as f:
+        for line in f:
+            m = pattern.match(line)
+            if m:
+                counts[m.group(2)] = counts.get(m.group(2), 0) + int(m.group(1))
+    total = sum(counts.values())
+    return {fn: 100.0 * c / total for fn, c in counts.items()} if total else {}, total
+
+
+def accuracy(raw):
+    result = []
+    for w in ACCURACY_WORKLOADS:
+        files = [os.path.join(raw, n) for n in (
+            f"callgrind-{w}.txt", f"accuracy-sleepy-{w}.json",
+            f"accuracy-perf-{w}.txt")]
+        if not all(os.path.exists(f) for f in files):
+            continue
+        truth, instructions = callgrind_shares(files[0])
+        sleepy, sleepy_n = sleepy_shares(files[1], w)
+        perf, perf_n = perf_shares(files[2])
+        functions = sorted(set(truth) | set(sleepy) | set(perf),
+                           key=lambda fn: -truth.get(fn, 0))
+        rows = [dict(function=fn, callgrind_pct=truth.get(fn, 0.0),
+                     sleepy_pct=sleepy.get(fn, 0.0), perf_pct=perf.get(fn, 0.0))
+                for fn in functions]
+        result.append(dict(
+            workload=w, callgrind_instructions=instructions,
+            sleepy_user_samples=sleepy_n, perf_user_samples=perf_n,
+            sleepy_max_diff_pp=max(abs(r["sleepy_pct"] - r["callgrind_pct"]) for r in rows),
+            perf_max_diff_pp=max(abs(r["perf_pct"] - r["callgrind_pct"]) for r in rows),
+            functions=rows))
+    return result
+
+
+def fmt_table(header, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda cells: "| " + " | ".join(str(c).rjust(w) for c, w in zip(cells, widths)) + " |"
+    out = [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def plot(table, results):
+    """Mean overhead over the workloads against the sampling frequency."""
+    data = os.path.join(results, "overhead.dat")
+    with open(data, "w") as f:
+        f.write("# frequency sleepy_pct perf_pct (mean over workloads)\n")
+        for hz in (1000, 10000):
+            means = []
+            for tool in ("sleepy", "perf"):
+                vals = [r["overhead_pct"] for r in table if r["config"] == f"{tool}-{hz}"]
+                means.append(statistics.mean(vals) if vals else float("nan"))
+            f.write(f"{hz} {means[0]:.4f} {means[1]:.4f}\n")
+    tick = [r["overhead_pct"] for r in table if r["config"] == "sleepy-tick"]
+    script = f"""
+set logscale x
+set xrange [700:14000]
+set xlabel 'sampling frequency per CPU (Hz)'
+set ylabel 'overhead vs no profiler (%, mean of workloads)'
+set title 'sleepy vs perf record -e cpu-clock (QEMU -icount, guest time)'
+set key top left
+set grid
+plot '{data}' using 1:2 with linespoints lw 2 pt 7 title 'sleepy -F', \\
+     '{data}' using 1:3 with linespoints lw 2 pt 5 title 'perf record -a -F', \\
+     '-' using 1:2 with points pt 9 ps 2 title 'sleepy on the tick (HZ=1000)'
+1000 {statistics.mean(tick) if tick else float('nan'):.4f}
+e
+"""
+    for term, ext in (("svg size 720,480", "svg"), ("pngcairo size 720,480", "png")):
+        path = os.path.join(results, f"overhead.{ext}")
+        subprocess.run(["gnuplot"], input=f"set terminal {term}\nset output '{path}'\n" + script,
+                       text=True, check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--raw", required=True)
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--icount-shift", type=int, required=True)
+    args = ap.parse_args()
+    raw_path = os.path.join(args.raw, "raw.tsv")
+    if not os.path.exists(raw_path):
+        sys.exit(f"report.py: no {raw_path}; run make bench first")
+    ns_per_instruction = 2 ** args.icount_shift
+    os.makedirs(args.results, exist_ok=True)
+    raw = read_raw(raw_path)
+    md = []
+    guest = (f"QEMU TCG -icount shift={args.icount_shift},sleep=off: 1 guest ns = "
+             f"{1 / ns_per_instruction:g} instructions, one guest second = "
+             f"{1e9 / ns_per_instruction:.0e} instructions summed over both vCPUs")
+    md.append(f"Guest time: {guest}.")
+    cal = raw["calibration"]
+    if "one" in cal and "two" in cal:
+        md.append(f"Calibration: `loop 50000000` alone {cal['one'][0] / 1e9:.3f} s; "
+                  f"two at once on the 2 vCPUs {cal['two'][0] / 1e9:.3f} s and "
+                  f"{cal['two'][1] / 1e9:.3f} s.")
+
+    table = overhead_table(raw["overhead"], ns_per_instruction)
+    if table:
+        md.append("\n### Overhead (guest time, median of %d runs)\n" % table[0]["repetitions"])
+        md.append(fmt_table(
+            ["workload", "configuration", "elapsed s", "overhead %", "samples",
+             "cost/sample µs", "instr/sample", "dropped", "spread %"],
+            [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
+              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
+              f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              f"{r['instructions_per_sample']:.0f}" if r["instructions_per_sample"] is not None else "-",
+              r["dropped"], f"{r['elapsed_spread_pct']:.3f}"] for r in table]))
+        summary = []
+        for c in CONFIGS[1:]:
+            rs = [r for r in table if r["config"] == c]
+            if rs:
+                cps = [r["cost_per_sample_us"] for r in rs if r["cost_per_sample_us"] is not None]
+                summary.append([c, f"{statistics.mean(r['overhead_pct'] for r in rs):+.2f}",
+                                f"{max(r['overhead_pct'] for r in rs):+.2f}",
+                                f"{statistics.median(cps):.2f}" if cps else "-",
+                                sum(r["dropped"] for r in rs)])
+        md.append("\n### Per configuration, over the workloads\n")
+        md.append(fmt_table(["configuration", "mean overhead %", "worst overhead %",
+                             "median cost/sample µs", "dropped"], summary))
+        with open(os.path.join(args.results, "overhead.json"), "w") as f:
+            json.dump(dict(guest=guest, calibration_ns=cal, runs=raw["overhead"],
+                           table=table), f, indent=1)
+        plot(table, args.results)
+
+    acc = accuracy(args.raw)
+    if acc:
+        md.append("\n### Accuracy: share of user-mode samples per function vs callgrind's self cost (10 kHz)\n")
+        rows = []
+        for a in acc:
+            for r in a["functions"]:
+                if max(r["callgrind_pct"], r["sleepy_pct"], r["perf_pct"]) >= 0.5:
+                    rows.append([a["workload"], r["function"], f"{r['callgrind_pct']:.2f}",
+                                 f"{r['sleepy_pct']:.2f}", f"{r['perf_pct']:.2f}"])
+            rows.append([a["workload"], "**largest difference (pp)**", "",
+                         f"{a['sleepy_max_diff_pp']:.2f}", f"{a['perf_max_diff_pp']:.2f}"])
+        md.append(fmt_table(["workload", "function", "callgrind %", "sleepy %", "perf %"], rows))
+        with open(os.path.join(args.results, "accuracy.json"), "w") as f:
+            json.dump(acc, f, indent=1)
+
+    if raw["drain"] or raw["stalled"]:
+        drain = dict(guest=guest, sessions=raw["drain"], stalled_drainer=raw["stalled"],
+                     kernel_memory=raw["memory"])
+        clean = [d["frequency"] for d in raw["drain"] if d["dropped"] == 0]
+        drain["highest_lossless_frequency"] = max(clean) if clean else None
+        md.append("\n### Drain capacity: both vCPUs busy, default buffer\n")
+        md.append(fmt_table(["frequency Hz", "seconds", "samples", "dropped"],
+                            [[d["frequency"], d["seconds"], d["samples"], d["dropped"]]
+                             for d in raw["drain"]]))
+        md.append(f"\nHighest frequency with nothing lost: {drain['highest_lossless_frequency']} Hz.")
+        if raw["stalled"]:
+            md.append("\n### Drainer stopped (SIGSTOP) for 5 s at 10 kHz, both vCPUs busy\n")
+            md.append(fmt_table(["buffer per CPU", "samples kept", "dropped", "dropped %"],
+                                [[s["buffer_size"], s["samples"], s["dropped"],
+                                  f"{100.0 * s['dropped'] / max(1, s['samples'] + s['dropped']):.1f}"]
+                                 for s in raw["stalled"]]))
+        if raw["memory"]:
+            md.append(f"\nKernel memory (sleepy-stop): {raw['memory']['buffer_bytes_per_cpu']} "
+                      f"buffer bytes per CPU (last stalled run), "
+                      f"{raw['memory']['table_bytes_per_appid']} table bytes per live appid.")
+        with open(os.path.join(args.results, "drain.json"), "w") as f:
+            json.dump(drain, f, indent=1)
+
+    speed = os.path.join(args.results, "parse-speed.json")
+    if os.path.exists(speed):
+        md.append(f"\nParse speed: see {speed} (bench/parse-speed.sh).")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(args.results, "summary.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: sleepy side by side with perf, measured in one guest boot.
+#
+# The guest runs under QEMU -icount shift=1,sleep=off: guest time advances
+# 2 ns per guest instruction executed (on either vCPU; idle time is
+# skipped), so one guest second is 5 * 10^8 instructions and a figure
+# repeats from run to run whatever else the host does.  In that one boot
+# (qemu/guest/run-bench.sh): every workload under every configuration in
+# alternating order, BENCH_REPS times; the drain capacity; drops with a
+# stopped drainer.  Meanwhile the host runs callgrind on the same
+# workloads, then the parse-speed comparison; bench/report.py prints the
+# tables and writes bench/results/*.json and the plot.
+#
+#   make bench [BENCH_REPS=3] [BENCH_DRAIN_SECONDS=60]
+#   bash bench/run.sh --report     # tables again from the last raw results
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+shift_=1
+reps=${BENCH_REPS:-3}
+drain_seconds=${BENCH_DRAIN_SECONDS:-60}
+raw=$top/out/bench
+cache=$top/build/bench
+
+if [ "${1-}" != --report ]; then
+	mkdir -p "$cache"
+	rm -rf "$raw"
+	mkdir -p "$raw"
+	GUEST_HOST_PROGRAMS=/usr/bin/perf bash qemu/mkinitramfs.sh build/initramfs-bench.cpio.gz
+
+	# Callgrind's self cost per function of the same binaries and work.
+	(
+		. qemu/guest/bench-workloads.sh
+		for w in loop call btree; do
+			valgrind --tool=callgrind --callgrind-out-file="$cache/callgrind.$w" \
+				build/userland/bench/$w $(workload_args $w) > /dev/null 2>&1
+			callgrind_annotate --threshold=100 "$cache/callgrind.$w" > "$raw/callgrind-$w.txt"
+		done
+	) &
+	callgrind=$!
+
+	echo "bench: guest with -icount shift=$shift_, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
+	start=$(date +%s)
+	QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
+		build/kernel-normal/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
+		"$top/out/bench-console.log" 14400 \
+		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
+		grep --line-buffered -a '^bench:'
+	echo "bench: guest finished in $(( $(date +%s) - start )) s (wall)"
+	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
+
+	bash bench/parse-speed.sh
+fi
+/usr/bin/python3 bench/report.py --raw "$raw" --results bench/results --icount-shift $shift_
