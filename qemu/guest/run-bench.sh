@@ -148,7 +148,9 @@ fi
 want stalled || stalled_sizes=
 for size in ${stalled_sizes-64K 256K 1M 4M}; do
 	busy
-	drainer=$(sleepy-start -F 10000 -b $size -o /tmp/s.data | sed -n 's/.*drainer pid \([0-9]*\).*/\1/p')
+	# To a file: the drainer keeps sleepy-start's stdout open.
+	sleepy-start -F 10000 -b $size -o /tmp/s.data > /tmp/start.out
+	drainer=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/start.out)
 	kill -STOP $drainer
 	sleep 5
 	kill -CONT $drainer
