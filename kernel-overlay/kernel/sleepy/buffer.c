@@ -22,6 +22,8 @@
 #include <linux/debugfs.h>
 #include <linux/irqflags.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/oom.h>
 #include <linux/relay.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -70,20 +72,32 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
  * @buffer: the buffer to set up
  * @dir: debugfs directory for the cpuN files
  * @size: bytes per CPU, a multiple of PAGE_SIZE
+ *
+ * Relay allocates its pages with GFP_KERNEL, so buffers the machine
+ * cannot afford would wake the OOM killer instead of failing.  Buffers
+ * that would take more than half of the available memory are refused
+ * with -ENOMEM, and should the allocation still run out of memory, the
+ * OOM killer takes the caller first.
  */
 int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
 		       size_t size)
 {
 	size_t subbuf_size = min(size / SLEEPY_MIN_SUBBUFS,
 				 (size_t)SLEEPY_MAX_SUBBUF_SIZE);
+	unsigned long pages = (size >> PAGE_SHIFT) * num_online_cpus();
+
+	if (pages > si_mem_available() / 2)
+		return -ENOMEM;
 
 	buffer->stats = alloc_percpu(struct sleepy_buffer_stats);
 	if (!buffer->stats)
 		return -ENOMEM;
 
+	set_current_oom_origin();
 	buffer->chan = relay_open("cpu", dir, subbuf_size,
 				  size / subbuf_size, &sleepy_relay_callbacks,
 				  buffer);
+	clear_current_oom_origin();
 	if (!buffer->chan) {
 		free_percpu(buffer->stats);
 		buffer->stats = NULL;
