@@ -83,6 +83,7 @@ static struct sleepy_session session;
 static struct sleepy_apps __rcu *sleepy_live_apps;
 static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
 static DEFINE_PER_CPU(bool, sleepy_hrtimer_parked);
+static DEFINE_PER_CPU(unsigned int, sleepy_idle_periods);
 static struct dentry *sleepy_debugfs_dir;
 
 static u64 sleepy_now(void)
@@ -137,11 +138,17 @@ void __sleepy_tick(struct pt_regs *regs)
 /*
  * An idle CPU stays idle until need_resched() is set, and the idle loop
  * passes sleepy_idle_exit() on its way out, which restarts the timer.
+ * Only the second idle period in a row parks: restarting after every
+ * short idle spell (a process waiting for its child) costs more than
+ * the interrupts it saves.
  */
 static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 {
 	sleepy_sample(get_irq_regs());
-	if (is_idle_task(current) && !need_resched()) {
+	if (!is_idle_task(current) || need_resched()) {
+		__this_cpu_write(sleepy_idle_periods, 0);
+	} else if (__this_cpu_inc_return(sleepy_idle_periods) >= 2) {
+		__this_cpu_write(sleepy_idle_periods, 0);
 		__this_cpu_write(sleepy_hrtimer_parked, true);
 		return HRTIMER_NORESTART;
 	}
@@ -156,9 +163,16 @@ void __sleepy_idle_exit(void)
 	local_irq_save(flags);
 	if (__this_cpu_read(sleepy_hrtimer_parked) &&
 	    READ_ONCE(session.sampling)) {
+		struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
+
 		__this_cpu_write(sleepy_hrtimer_parked, false);
-		hrtimer_start(this_cpu_ptr(&sleepy_hrtimer), session.period,
-			      HRTIMER_MODE_REL_PINNED_HARD);
+		/*
+		 * Back on the timer's own grid, as if it had fired all along:
+		 * a full period from now would never sample a task that runs
+		 * for less than a period between two idle spells.
+		 */
+		hrtimer_forward_now(timer, session.period);
+		hrtimer_start_expires(timer, HRTIMER_MODE_ABS_PINNED_HARD);
 	}
 	local_irq_restore(flags);
 }
@@ -393,6 +407,7 @@ static void sleepy_session_stop(void)
 			hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
 			/* A tick session must not find a timer to restart. */
 			WRITE_ONCE(per_cpu(sleepy_hrtimer_parked, cpu), false);
+			WRITE_ONCE(per_cpu(sleepy_idle_periods, cpu), 0);
 		}
 		cpus_read_unlock();
 	}
