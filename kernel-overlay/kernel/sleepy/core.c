@@ -9,10 +9,10 @@
  *    per CPU when a frequency is asked for) records the interrupted context
  *    of its own CPU: it looks the process up in the appid tables under RCU
  *    and writes a sample into this CPU's buffer;
- *  - an hrtimer that finds its CPU idle does not rearm (the tick does not
- *    run on idle CPUs either): it parks, and the idle loop's exit restarts
- *    it on the same CPU with interrupts off, so both only ever touch their
- *    own CPU's timer and flag;
+ *  - an hrtimer that finds its CPU idle twice in a row does not rearm (the
+ *    tick does not run on idle CPUs either): it parks, and the idle loop's
+ *    exit restarts it on its grid, on the same CPU with interrupts off, so
+ *    both only ever touch their own CPU's timer and flags;
  *  - the fork, exec and exit hooks (process context) keep the appid tables
  *    and announce application instances in the stream.
  *
