@@ -87,23 +87,90 @@ void sleepy_output_report(struct sleepy_output *o, const char *key,
 	}
 }
 
+/* "0x%" PRIx64, without printf: a large recording has millions of rows. */
+static void format_ip(char *buf, uint64_t ip)
+{
+	char digits[16];
+	int n = 0;
+
+	do {
+		digits[n++] = "0123456789abcdef"[ip & 0xf];
+		ip >>= 4;
+	} while (ip);
+	*buf++ = '0';
+	*buf++ = 'x';
+	while (n)
+		*buf++ = digits[--n];
+	*buf = '\0';
+}
+
+/* Appends @s padded to @width like "%-*s"; returns the end. */
+static char *append_padded(char *p, const char *s, size_t width)
+{
+	size_t len = strlen(s);
+
+	memcpy(p, s, len);
+	for (p += len; len < width; len++)
+		*p++ = ' ';
+	return p;
+}
+
+/*
+ * The text row, built in a buffer and written at once: with printf
+ * formatting every column, writing the rows took longer than reading the
+ * recording.
+ */
+static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
+		     const char *ip)
+{
+	/* Counts, a label (shorter than 32), IP and the end of the line. */
+	char line[128], *p;
+
+	if (!o->counts[0] || r->samples != o->counts_samples ||
+	    r->percent != o->counts_percent) {
+		/* Fits: a row's percentage is at most 100. */
+		snprintf(o->counts, sizeof(o->counts), "%10" PRIu64 " %6.2f%%  ",
+			 r->samples, r->percent);
+		o->counts_samples = r->samples;
+		o->counts_percent = r->percent;
+	}
+	p = stpcpy(line, o->counts);
+	if (strlen(r->app) < 32) {
+		p = append_padded(p, r->app, 24);
+	} else {
+		fwrite(line, 1, p - line, o->out);
+		fputs(r->app, o->out);
+		p = line;
+	}
+	*p++ = ' ';
+	if (o->columns == SLEEPY_COLUMNS_APP) {
+		p += snprintf(p, line + sizeof(line) - p, "%u\n", r->pid);
+		fwrite(line, 1, p - line, o->out);
+		return;
+	}
+	if (o->columns == SLEEPY_COLUMNS_IP) {
+		p = append_padded(p, ip, 18);
+		*p++ = ' ';
+	}
+	if (r->function) {
+		fwrite(line, 1, p - line, o->out);
+		fputs(r->function, o->out);
+		p = line;
+	}
+	p = stpcpy(p, o->columns == SLEEPY_COLUMNS_IP && r->in_kernel ?
+		   " [k]\n" : "\n");
+	fwrite(line, 1, p - line, o->out);
+}
+
 void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 {
 	char ip[32] = "";
 
 	if (r->has_ip)
-		snprintf(ip, sizeof(ip), "0x%" PRIx64, r->ip);
+		format_ip(ip, r->ip);
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
-		fprintf(o->out, "%10" PRIu64 " %6.2f%%  %-24s ", r->samples,
-			r->percent, r->app);
-		if (o->columns == SLEEPY_COLUMNS_APP)
-			fprintf(o->out, "%u\n", r->pid);
-		else if (o->columns == SLEEPY_COLUMNS_IP)
-			fprintf(o->out, "%-18s %s%s\n", ip, r->function ?: "",
-				r->in_kernel ? " [k]" : "");
-		else
-			fprintf(o->out, "%s\n", r->function ?: "");
+		text_row(o, r, ip);
 		break;
 	case SLEEPY_FORMAT_CSV:
 		fprintf(o->out, "%s,%s,%u,%s,%s,%s,%" PRIu64 ",%.4f\n",

@@ -38,6 +38,13 @@ struct sleepy_output {
 	enum sleepy_columns columns;
 	unsigned int reports;	/* begun so far */
 	unsigned int rows;	/* in the current report */
+	/*
+	 * Text: the last row's "SAMPLES %" columns.  Rows come sorted by
+	 * samples, so most rows repeat them and skip printf's float code.
+	 */
+	uint64_t counts_samples;
+	double counts_percent;
+	char counts[48];
 };
 
 /* Parses "text", "csv" or "json"; false if unknown. */

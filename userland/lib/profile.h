@@ -11,6 +11,19 @@
 
 #include "recording.h"
 
+/*
+ * An open-addressing table from a 64-bit key to a slot of @slot_size.
+ * Each entry is the key + 1 (0 = empty) followed by its slot, so that a
+ * lookup in a table larger than the caches misses it once, not twice.
+ */
+struct sleepy_table {
+	unsigned char *entries;
+	size_t slot_size;
+	size_t entry_size;
+	size_t capacity;
+	size_t used;
+};
+
 struct sleepy_app {
 	uint32_t appid;
 	uint32_t parent_appid;
@@ -21,6 +34,11 @@ struct sleepy_app {
 	uint64_t samples;
 	char name[SLEEPY_APP_NAME_LEN + 1];
 	char label[SLEEPY_APP_NAME_LEN + 16];	/* "name#instance" */
+	/*
+	 * ip -> struct sleepy_ip_count.  A table per application: a CPU
+	 * runs one for a while, and its table stays in the caches then.
+	 */
+	struct sleepy_table ips;
 };
 
 /* Samples of one application at one instruction pointer. */
@@ -31,18 +49,8 @@ struct sleepy_ip_count {
 	uint64_t samples;
 };
 
-/* An open-addressing table from a 64-bit key to a slot of @slot_size. */
-struct sleepy_table {
-	void *slots;
-	uint64_t *keys;		/* key + 1, 0 = empty */
-	size_t slot_size;
-	size_t capacity;
-	size_t used;
-};
-
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
-	struct sleepy_table ips;	/* hash -> struct sleepy_ip_count */
 	uint64_t samples;
 	uint64_t kernel_samples;	/* interrupt hit kernel mode */
 	uint64_t lost_in_stream;	/* sum of SLEEPY_REC_LOST */
@@ -67,8 +75,9 @@ struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid);
 
 /*
- * Sorted copies for reports, by samples descending; the caller frees them.
- * *count is set to the number of entries.
+ * Sorted for reports, by samples descending: arrays of pointers (for the
+ * IPs, to copies in the same block) that the caller frees.  *count is set
+ * to the number of entries.
  */
 struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 					size_t *count);

@@ -2,12 +2,23 @@
 /* Reading and writing recordings; see recording.h for the layout. */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "recording.h"
+
+/*
+ * Records are read once, front to back: every so many bytes the pages
+ * behind the reader leave memory again, so that a recording of any size
+ * needs little of it.  (The data stays in the page cache; touching it
+ * again reads it back.)
+ */
+#define SLEEPY_RELEASE_BYTES	(8U << 20)
 
 #if defined(__x86_64__)
 #define SLEEPY_MACHINE EM_X86_64
@@ -87,35 +98,52 @@ int sleepy_recording_open_mem(struct sleepy_recording *rec,
 	return check_header(rec);
 }
 
+/* Mapped rather than read: no copy, and no memory for what was parsed. */
 int sleepy_recording_open(struct sleepy_recording *rec, const char *path)
 {
 	struct stat st;
-	FILE *f;
+	void *data;
+	int fd;
 
 	memset(rec, 0, sizeof(*rec));
 	rec->path = path;
-	f = fopen(path, "rb");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return fail(rec, "cannot open: %s", strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
 		return fail(rec, "not a regular file");
 	}
 	rec->size = st.st_size;
-	rec->data = malloc(rec->size ?: 1);
-	if (!rec->data || fread(rec->data, 1, rec->size, f) != rec->size) {
-		fclose(f);
-		return fail(rec, "cannot read: %s", strerror(errno ?: EIO));
+	if (rec->size) {
+		data = mmap(NULL, rec->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (data == MAP_FAILED) {
+			close(fd);
+			return fail(rec, "cannot read: %s", strerror(errno));
+		}
+		madvise(data, rec->size, MADV_SEQUENTIAL);
+		rec->data = data;
+		rec->mapped = true;
 	}
-	fclose(f);
+	close(fd);
 	return check_header(rec);
 }
 
 void sleepy_recording_close(struct sleepy_recording *rec)
 {
-	if (strcmp(rec->path, "<memory>"))
-		free(rec->data);
+	if (rec->mapped)
+		munmap(rec->data, rec->size);
 	rec->data = NULL;
+	rec->mapped = false;
+}
+
+/* Lets the pages wholly before @offset leave memory. */
+static void release_before(struct sleepy_recording *rec, size_t offset)
+{
+	size_t page = sysconf(_SC_PAGESIZE), end = offset / page * page;
+
+	madvise(rec->data + rec->released, end - rec->released, MADV_DONTNEED);
+	rec->released = end;
 }
 
 /* Smallest size a record of @type can have, 0 for types we skip. */
@@ -168,6 +196,8 @@ sleepy_recording_next(struct sleepy_recording *rec)
 		     rec->offset, header->cpu, rec->header.ncpus);
 		return NULL;
 	}
+	if (rec->mapped && rec->offset - rec->released >= SLEEPY_RELEASE_BYTES)
+		release_before(rec, rec->offset);
 	rec->offset += header->size;
 	if (header->type == SLEEPY_REC_END)
 		rec->finished = true;

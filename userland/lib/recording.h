@@ -42,7 +42,7 @@ void sleepy_file_header_init(struct sleepy_file_header *header,
 			     const struct sleepy_attr *attr, uint32_t ncpus,
 			     uint64_t start_time_ns);
 
-/* A recording loaded into memory. */
+/* A recording in memory: a file mapped read-only, or the caller's buffer. */
 struct sleepy_recording {
 	const char *path;
 	unsigned char *data;
@@ -52,10 +52,12 @@ struct sleepy_recording {
 	size_t bad_offset;	/* where reading stopped on corruption */
 	char error[256];	/* set when reading stopped early */
 	bool finished;		/* saw SLEEPY_REC_END */
+	bool mapped;		/* data is a mapping of the file */
+	size_t released;	/* mapped pages before this are out of memory */
 };
 
 /*
- * Reads and checks @path.  Returns 0, or -1 with rec->error set (file
+ * Maps and checks @path.  Returns 0, or -1 with rec->error set (file
  * unreadable, not a recording, wrong version, byte order or machine).
  */
 int sleepy_recording_open(struct sleepy_recording *rec, const char *path);

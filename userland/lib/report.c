@@ -121,7 +121,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		   struct sleepy_profile *profile,
 		   const struct sleepy_recording *rec)
 {
-	struct sleepy_app **apps;
+	struct sleepy_app **apps, *app = NULL;
 	struct sleepy_ip_count **ips;
 	struct sleepy_output out;
 	char text[512], json[512], frequency[32] = "tick (CONFIG_HZ)";
@@ -180,8 +180,12 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 			     "By application and instruction pointer",
 			     SLEEPY_COLUMNS_IP);
 	for (i = 0, shown = 0; i < nips; i++) {
-		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
-		struct sleepy_row row = {
+		struct sleepy_row row;
+
+		/* An application's rows of one sample count follow each other. */
+		if (!app || app->appid != ips[i]->appid)
+			app = sleepy_profile_app(profile, ips[i]->appid);
+		row = (struct sleepy_row) {
 			.app = app->label,
 			.pid = app->pid,
 			.has_ip = true,
