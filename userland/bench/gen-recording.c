@@ -9,9 +9,10 @@
  * forking and exiting during the session), a Zipf-like share of the
  * samples per application and per instruction pointer (program text, and
  * libc at a per-instance address as ASLR places it), some samples in
- * kernel mode and a few kernel threads, idle ticks, and the two CPUs'
- * records interleaved in sub-buffer sized chunks as the drainer copies
- * them.  The same arguments always give the same file.
+ * kernel mode and a few kernel threads, idle ticks, time slices (a CPU's
+ * samples come in runs of one application), and the two CPUs' records
+ * interleaved in sub-buffer sized chunks as the drainer copies them.
+ * The same arguments always give the same file.
  *
  * Host tool, built with the library (not a guest benchmark).
  */
@@ -32,6 +33,7 @@
 #define CHUNK_SIZE		((128U << 10) - sizeof(struct sleepy_subbuf_header))
 
 #define PERMANENT_APPS		24	/* running before the session started */
+#define MEAN_SLICE		24	/* ticks a CPU runs one application */
 #define PROGRAM_TEXT		0x401000ULL
 #define IP_STRIDE		0x40	/* apart enough to stay distinct */
 #define LIBC_HOT_IPS		3000
@@ -92,6 +94,8 @@ struct zipf {
 struct cpu_stream {
 	unsigned char buf[CHUNK_SIZE];
 	size_t used;
+	const struct app *running;
+	uint64_t slice_end;	/* tick when the scheduler picks again */
 	uint64_t samples;
 	uint64_t idle;
 	uint64_t unknown;
@@ -432,8 +436,18 @@ static void generate(FILE *out, uint64_t nsamples, size_t napps, size_t nips)
 				cpus[cpu].idle++;
 				continue;
 			}
-			emit_sample(cpus, out, cpu, tick,
-				    pick_app(apps, by_weight, &app_zipf, tick),
+			/*
+			 * A CPU runs an application for a time slice, so
+			 * its samples come in runs, as in real recordings.
+			 */
+			if (tick >= cpus[cpu].slice_end ||
+			    tick >= cpus[cpu].running->exit_tick) {
+				cpus[cpu].running = pick_app(apps, by_weight,
+							     &app_zipf, tick);
+				cpus[cpu].slice_end = tick + 1 +
+						      rng_below(2 * MEAN_SLICE);
+			}
+			emit_sample(cpus, out, cpu, tick, cpus[cpu].running,
 				    &ip_zipf, &libc_zipf, &kernel_zipf, nips);
 			written++;
 		}

@@ -1,0 +1,241 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Parse speed on the host: sleepy-parse on recordings of about 1 M and 10 M
+# samples against perf report on perf.data files with exactly as many
+# samples.  Prints one table and writes bench/results/parse-speed.json.
+#
+#   bash bench/parse-speed.sh        # RUNS=3 SIZES="1000000 10000000"
+#
+# Inputs are made once and kept in build/bench/parse-speed/ (delete it to
+# remake them; the first run takes a few minutes more):
+#  * perf.data: perf record -e cpu-clock at a 20 us period of a real
+#    workload (compiles, text tools, compression, scripts: hundreds of
+#    processes, two at a time), stopped by --max-size near the size;
+#  * the sleepy recording: gen-recording with exactly perf's sample count
+#    and as many applications as perf saw processes (a guest session
+#    cannot produce 10 M samples in reasonable time).
+#
+# What is compared:
+#  * sleepy-parse FILE: by application instance (name#N), and by
+#    application instance and raw IP (no symbols without -s);
+#  * perf report --stdio: its default, --sort comm,dso,sym (processes of
+#    one name merged; every IP resolved to a symbol);
+#  * perf report --stdio --sort comm,sym and --sort pid,sym: the nearest
+#    to sleepy-parse's reports (pid ~ application instance; perf still
+#    resolves symbols, which sleepy-parse does not).
+# Each command runs RUNS times with its output to /dev/null; the table has
+# the medians of wall and CPU (user + sys) time and the largest peak RSS.
+# The host is shared with other jobs: compare the CPU-time figures.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cache=$top/build/bench/parse-speed
+results=$top/bench/results
+runs=${RUNS:-3}
+sizes=${SIZES:-"1000000 10000000"}
+parse=$top/build/userland/sleepy-parse
+gen=$top/build/userland/bench/gen-recording
+# cpu-clock at 50 kHz per running thread: from 100 kHz on, the sampling
+# interrupts take most of the time in this VM and the workload barely moves.
+perf_period_ns=20000
+perf_sample_bytes=32	# header, ip, pid/tid, time
+
+# perf record runs this script again as its workload (--workload2: two
+# --workload loops), until --max-size stops the recording and perf
+# terminates it.
+if [ "${1-}" = --workload ]; then
+	work=$2
+	mkdir -p "$work"
+	seq 1 20000 | sed 's/$/ lorem ipsum dolor sit amet/' > "$work/text"
+	sources=("$top"/userland/*.c "$top"/userland/lib/*.c)
+	# Many short processes of many programs, as on a busy machine.
+	for ((i = 0; ; i++)); do
+		src=${sources[i % ${#sources[@]}]}
+		gcc -O$((i % 2)) -std=gnu11 -isystem "$top/build/headers/include" \
+			-c -o "$work/x.o" "$src"
+		sort -k2 -r "$work/text" | md5sum > /dev/null
+		grep -rc static "$top/userland" > /dev/null
+		awk '{ s += $1 } END { print s }' "$work/text" > /dev/null
+		sed 's/o/0/g' "$work/text" | wc -l > /dev/null
+		gzip -c "$work/text" | gzip -dc | cmp -s - "$work/text"
+		xz -1 -c "$work/text" | xz -dc > /dev/null
+		/usr/bin/python3 -c 'print(sum(i * i for i in range(20000)))' > /dev/null
+		perl -e 'my %h; $h{$_ % 1000} += $_ for 1 .. 20000' > /dev/null
+		tar -cf - -C "$top" userland/lib | md5sum > /dev/null
+	done
+fi
+if [ "${1-}" = --workload2 ]; then
+	bash "$0" --workload "$2/a" & a=$!
+	bash "$0" --workload "$2/b" & b=$!
+	# perf ends only this shell: take the loops along.
+	trap 'kill $a $b' TERM
+	wait
+	exit
+fi
+
+die() {
+	echo "parse-speed: $*" >&2
+	exit 1
+}
+
+if ! command -v perf > /dev/null || [ ! -x /usr/bin/time ]; then
+	bash "$top/scripts/deps.sh" ||
+		die "needs perf (linux-perf) and /usr/bin/time (time)"
+fi
+if [ ! -e "$top/build/headers/include/linux/sleepy.h" ]; then
+	make -s -C "$top" headers
+fi
+make -s -C "$top/userland" O="$top/build/userland" HDR="$top/build/headers/include"
+mkdir -p "$cache" "$results"
+
+# Kernel samples too when this user may take them, as sleepy's have.
+perf_event=cpu-clock:u
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ]; then
+	perf_event=cpu-clock
+fi
+
+# Total of the perf.data $1's events of the types $2 (a regex).
+perf_events() {
+	perf report --stats -i "$1" 2> /dev/null |
+		awk -v types="^($2)\$" '/^Aggregated stats:/ { on = 1 }
+			/ stats:$/ && !/^Aggregated/ { on = 0 }
+			on && $1 ~ types && $2 == "events:" { n += $3 }
+			END { print n + 0 }'
+}
+
+# Records about $1 samples into $cache/perf-$1.data, its exact sample
+# count into perf-$1.samples and its processes into perf-$1.processes,
+# retrying with a corrected size limit when the count is over 1% off.
+record_perf() {
+	local want=$1 data=$cache/perf-$1.data tmp=$cache/perf-$1.tmp
+	local limit_kb=$((want * perf_sample_bytes / 1024 + 256)) got try
+
+	for try in 1 2 3; do
+		echo "parse-speed: recording $want samples of a workload with perf ($perf_event, up to $limit_kb KiB)" >&2
+		# perf ends the workload and then itself with SIGTERM: the
+		# subshell keeps the shell's "Terminated" out of the output.
+		# --max-size is checked after each read of the ring buffers:
+		# small ones (-m, 128 KiB per CPU) stop it close to the size.
+		(perf record -q -e "$perf_event" -c $perf_period_ns -N -m 32 \
+			--max-size=${limit_kb}K -o "$tmp" \
+			-- bash "$0" --workload2 "$cache/work" || true) > /dev/null 2>&1
+		got=$(perf_events "$tmp" SAMPLE)
+		((got)) || die "perf record wrote no samples to $tmp"
+		if ((got * 100 >= want * 99 && got * 100 <= want * 101)); then
+			mv "$tmp" "$data"
+			echo "$got" > "$cache/perf-$want.samples"
+			# Each fork and each exec is a new sleepy application.
+			perf_events "$data" 'FORK|COMM' > "$cache/perf-$want.processes"
+			return
+		fi
+		echo "parse-speed: got $got samples, trying again" >&2
+		limit_kb=$((limit_kb * want / got))
+	done
+	die "perf record gave $got samples, not about $want"
+}
+
+median() {
+	sort -g | sed -n "$(((runs + 1) / 2))p"
+}
+
+# Runs "$@" $runs times; prints median wall s, median CPU s, max RSS KiB
+# and the lines of output (of one more run).
+measure() {
+	local out=$cache/time.out i walls=() cpus=() rss=0 wall user sys r
+
+	for ((i = 0; i < runs; i++)); do
+		/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2>&1 ||
+			die "failed: $*"
+		read -r wall user sys r < "$out"
+		walls+=("$wall")
+		cpus+=("$(echo "$user + $sys" | bc)")
+		((r > rss)) && rss=$r
+	done
+	echo "$(printf '%s\n' "${walls[@]}" | median)" \
+	     "$(printf '%s\n' "${cpus[@]}" | median)" "$rss" \
+	     "$("$@" 2> /dev/null | wc -l)"
+}
+
+# label|command (%s is the input)|what it computes
+tools=(
+	"sleepy-parse|$parse %s|by app instance; by app instance + raw IP"
+	"perf report|perf report --stdio -i %s|default sort comm,dso,sym"
+	"perf report -s comm,sym|perf report --stdio --sort comm,sym -i %s|by command name + symbol"
+	"perf report -s pid,sym|perf report --stdio --sort pid,sym -i %s|by process + symbol"
+)
+
+rows=()
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+for size in $sizes; do
+	[ -s "$cache/perf-$size.processes" ] && [ -s "$cache/perf-$size.data" ] ||
+		record_perf "$size"
+	samples=$(cat "$cache/perf-$size.samples")
+	# As many applications as perf saw processes, but at least 300.
+	apps=$(cat "$cache/perf-$size.processes")
+	((apps >= 300)) || apps=300
+	recording=$cache/sleepy-$samples-$apps.data
+	if [ ! -s "$recording" ] || [ "$gen" -nt "$recording" ]; then
+		"$gen" -n "$samples" -a "$apps" "$recording"
+	fi
+	for tool in "${tools[@]}"; do
+		IFS='|' read -r label command what <<< "$tool"
+		case $label in
+		sleepy*) input=$recording ;;
+		*) input=$cache/perf-$size.data ;;
+		esac
+		cat "$input" > /dev/null	# into the page cache
+		# shellcheck disable=SC2059,SC2046 # the command is the format
+		read -r wall cpu rss lines <<< "$(measure $(printf "$command" "$input"))"
+		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "$input")|$(printf "$command" "$input")|$what")
+	done
+done
+
+# One table and the JSON, with sleepy-parse's speed over each perf report's.
+printf '%s\n' "${rows[@]}" | /usr/bin/python3 -c '
+import json, sys
+
+runs, event, period, load, path = sys.argv[1:6]
+rows = []
+for line in sys.stdin:
+    size, samples, tool, wall, cpu, rss, lines, nbytes, command, what = \
+        line.rstrip("\n").split("|")
+    samples, wall, cpu = int(samples), float(wall), float(cpu)
+    rows.append({"size": int(size), "samples": samples, "tool": tool,
+                 "command": command, "computes": what,
+                 "input_bytes": int(nbytes), "output_lines": int(lines),
+                 "wall_s": wall, "cpu_s": cpu, "peak_rss_kib": int(rss),
+                 "samples_per_s_wall": round(samples / max(wall, 0.01)),
+                 "samples_per_s_cpu": round(samples / max(cpu, 0.01))})
+for row in rows:
+    ref = next(r for r in rows
+               if r["size"] == row["size"] and r["tool"] == "sleepy-parse")
+    row["sleepy_speedup_cpu"] = round(ref["samples_per_s_cpu"] /
+                                      row["samples_per_s_cpu"], 2)
+    row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
+                                       row["samples_per_s_wall"], 2)
+    row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] /
+                                          row["peak_rss_kib"], 3)
+
+head = "%-24s %9s %7s %7s %11s %11s %8s %8s %7s %6s"
+print(head % ("", "", "wall", "cpu", "samples/s", "samples/s", "peak RSS",
+              "output", "sleepy", "sleepy"))
+print(head % ("tool", "samples", "s", "s", "(wall)", "(cpu)", "MiB",
+              "lines", "x cpu", "x mem"))
+for r in rows:
+    print("%-24s %9d %7.2f %7.2f %11d %11d %8.1f %8d %7.1f %6.2f" % (
+        r["tool"], r["samples"], r["wall_s"], r["cpu_s"],
+        r["samples_per_s_wall"], r["samples_per_s_cpu"],
+        r["peak_rss_kib"] / 1024, r["output_lines"],
+        r["sleepy_speedup_cpu"], r["sleepy_memory_fraction"]))
+print("(sleepy x cpu: sleepy-parse samples/s over this tool'"'"'s, by CPU time; "
+      "x mem: sleepy-parse peak RSS / this tool'"'"'s)")
+json.dump({"benchmark": "parse-speed", "runs": int(runs),
+           "statistic": "median wall and cpu (user+sys) time, largest peak RSS",
+           "perf_record": {"event": event, "period_ns": int(period)},
+           "sleepy_recording": "gen-recording -n SAMPLES -a PROCESSES "
+                               "(synthetic, seed 1)",
+           "load_before": load, "results": rows},
+          open(path, "w"), indent=2)
+' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json"
+echo "parse-speed: wrote $results/parse-speed.json"
