@@ -90,9 +90,9 @@ make -s -C "$top/userland" O="$top/build/userland" HDR="$top/build/headers/inclu
 mkdir -p "$cache" "$results"
 
 # Kernel samples too when this user may take them, as sleepy's have.
-perf_event=cpu-clock:u
+perf_event="cpu-clock:u"
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 1 ]; then
-	perf_event=cpu-clock
+	perf_event="cpu-clock"
 fi
 
 # Total of the perf.data $1's events of the types $2 (a regex).
@@ -109,9 +109,9 @@ perf_events() {
 # retrying with a corrected size limit when the count is over 1% off.
 record_perf() {
 	local want=$1 data=$cache/perf-$1.data tmp=$cache/perf-$1.tmp
-	local limit_kb=$((want * perf_sample_bytes / 1024 + 256)) got try
+	local limit_kb=$((want * perf_sample_bytes / 1024 + 256)) got
 
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		echo "parse-speed: recording $want samples of a workload with perf ($perf_event, up to $limit_kb KiB)" >&2
 		# perf ends the workload and then itself with SIGTERM: the
 		# subshell keeps the shell's "Terminated" out of the output.
@@ -168,8 +168,9 @@ tools=(
 rows=()
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 for size in $sizes; do
-	[ -s "$cache/perf-$size.processes" ] && [ -s "$cache/perf-$size.data" ] ||
+	if [ ! -s "$cache/perf-$size.processes" ] || [ ! -s "$cache/perf-$size.data" ]; then
 		record_perf "$size"
+	fi
 	samples=$(cat "$cache/perf-$size.samples")
 	# As many applications as perf saw processes, but at least 300.
 	apps=$(cat "$cache/perf-$size.processes")
@@ -184,10 +185,12 @@ for size in $sizes; do
 		sleepy*) input=$recording ;;
 		*) input=$cache/perf-$size.data ;;
 		esac
+		# shellcheck disable=SC2059 # the command is the format
+		command=$(printf "$command" "$input")
 		cat "$input" > /dev/null	# into the page cache
-		# shellcheck disable=SC2059,SC2046 # the command is the format
-		read -r wall cpu rss lines <<< "$(measure $(printf "$command" "$input"))"
-		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "$input")|$(printf "$command" "$input")|$what")
+		# shellcheck disable=SC2086 # split into words, no paths with spaces
+		read -r wall cpu rss lines <<< "$(measure $command)"
+		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "$input")|$command|$what")
 	done
 done
 
