@@ -334,6 +334,13 @@ static int cmp_apps(const void *a, const void *b)
 	return x->appid < y->appid ? -1 : x->appid > y->appid;
 }
 
+static int cmp_appids(const void *a, const void *b)
+{
+	const struct sleepy_app *x = *(const void **)a, *y = *(const void **)b;
+
+	return x->appid < y->appid ? -1 : x->appid > y->appid;
+}
+
 /*
  * The reports' order: most samples first, then by appid and IP, user
  * mode before kernel mode (an IP entered the kernel from, without
@@ -351,11 +358,7 @@ static bool ip_before(const struct sleepy_ip_count *x,
 	return x->in_kernel < y->in_kernel;
 }
 
-/*
- * Merge sort of @n counts, with @tmp for half as many.  On copies side by
- * side and comparing inline, several times faster than qsort on pointers
- * into the tables once there are millions of IPs.
- */
+/* Merge sort of @n counts, with @tmp for half as many. */
 static void sort_ips(struct sleepy_ip_count *a, struct sleepy_ip_count *tmp,
 		     size_t n)
 {
@@ -381,6 +384,35 @@ static void sort_ips(struct sleepy_ip_count *a, struct sleepy_ip_count *tmp,
 		a[k++] = tmp[i++];
 }
 
+/*
+ * Stable sort of @n counts by samples, most first, with @tmp as large: by
+ * bytes, the least significant first, up to the top byte of the largest.
+ */
+static void sort_by_samples(struct sleepy_ip_count *a,
+			    struct sleepy_ip_count *tmp, size_t n)
+{
+	uint64_t most = 0;
+	size_t place[256], shift, i, sum;
+
+	for (i = 0; i < n; i++)
+		if (a[i].samples > most)
+			most = a[i].samples;
+	for (shift = 0; shift < 64 && most >> shift; shift += 8) {
+		memset(place, 0, sizeof(place));
+		for (i = 0; i < n; i++)
+			place[255 - (a[i].samples >> shift & 0xff)]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			size_t here = place[i];
+
+			place[i] = sum;
+			sum += here;
+		}
+		for (i = 0; i < n; i++)
+			tmp[place[255 - (a[i].samples >> shift & 0xff)]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+}
+
 static void **sorted(struct sleepy_table *table, size_t *count,
 		     int (*cmp)(const void *, const void *))
 {
@@ -404,35 +436,44 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 	return (struct sleepy_app **)sorted(&profile->apps, count, cmp_apps);
 }
 
+/*
+ * The counts are copied side by side, application after application by
+ * appid, and sorted stably by samples: then only the counts of one
+ * application with equal samples need sorting among themselves, by IP.
+ * Several times faster than qsort on pointers into the tables once there
+ * are millions of IPs.
+ */
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count)
 {
-	struct sleepy_table *apps = &profile->apps;
 	struct sleepy_ip_count **out, *copies, *tmp;
-	size_t total = 0, i, j, n = 0;
+	struct sleepy_app **apps;
+	size_t napps, total = 0, i, j, n = 0;
 
-	for (i = 0; i < apps->capacity; i++) {
-		struct sleepy_app *app = sleepy_table_slot(apps, i);
-
-		if (app)
-			total += app->ips.used;
-	}
+	apps = (struct sleepy_app **)sorted(&profile->apps, &napps, cmp_appids);
+	for (i = 0; i < napps; i++)
+		total += apps[i]->ips.used;
 	/* The pointers, then what they point to, in one block. */
 	out = xcalloc(1, (total + 1) * (sizeof(*out) + sizeof(*copies)));
 	copies = (struct sleepy_ip_count *)(out + total + 1);
-	for (i = 0; i < apps->capacity; i++) {
-		struct sleepy_app *app = sleepy_table_slot(apps, i);
-
-		for (j = 0; app && j < app->ips.capacity; j++) {
+	for (i = 0; i < napps; i++) {
+		for (j = 0; j < apps[i]->ips.capacity; j++) {
 			struct sleepy_ip_count *slot =
-				sleepy_table_slot(&app->ips, j);
+				sleepy_table_slot(&apps[i]->ips, j);
 
 			if (slot)
 				copies[n++] = *slot;
 		}
 	}
-	tmp = xcalloc(n / 2 + 1, sizeof(*tmp));
-	sort_ips(copies, tmp, n);
+	free(apps);
+	tmp = xcalloc(n + 1, sizeof(*tmp));
+	sort_by_samples(copies, tmp, n);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && copies[j].samples == copies[i].samples &&
+				copies[j].appid == copies[i].appid; j++)
+			;
+		sort_ips(copies + i, tmp, j - i);
+	}
 	free(tmp);
 	for (i = 0; i < n; i++)
 		out[i] = &copies[i];
