@@ -142,14 +142,20 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 			sleepy_table_free(&app->ips);
 	}
 	sleepy_table_free(&profile->apps);
+	profile->last_app = NULL;
 }
 
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid)
 {
-	struct sleepy_app *app = sleepy_table_get(&profile->apps, appid,
-						  NULL, NULL);
+	struct sleepy_app *app = profile->last_app;
 
+	if (app && app->appid == appid &&
+	    profile->last_app_capacity == profile->apps.capacity)
+		return app;
+	app = sleepy_table_get(&profile->apps, appid, NULL, NULL);
+	profile->last_app = app;
+	profile->last_app_capacity = profile->apps.capacity;
 	if (!app->label[0]) {
 		app->appid = appid;
 		snprintf(app->label, sizeof(app->label), "%s",
@@ -274,16 +280,19 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 				  const struct sleepy_sample *sample)
 {
 	const struct sleepy_table *apps = &profile->apps;
-	const struct sleepy_app *app;
+	const struct sleepy_app *app = profile->last_app;
 	struct sleepy_ip_count key;
 	size_t i;
 
-	if (!apps->capacity)
-		return NULL;
-	i = table_find(apps, sample->appid, NULL, NULL);
-	if (!*entry_key(apps, i))
-		return NULL;
-	app = entry_slot(apps, i);
+	if (!app || app->appid != sample->appid ||
+	    profile->last_app_capacity != apps->capacity) {
+		if (!apps->capacity)
+			return NULL;
+		i = table_find(apps, sample->appid, NULL, NULL);
+		if (!*entry_key(apps, i))
+			return NULL;
+		app = entry_slot(apps, i);
+	}
 	if (!app->ips.capacity)
 		return NULL;
 	return entry_key(&app->ips, mix(ip_count_of(sample, &key)) &

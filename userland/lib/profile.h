@@ -51,6 +51,12 @@ struct sleepy_ip_count {
 
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
+	/*
+	 * The application looked up last, valid while the table keeps its
+	 * capacity (growing moves the slots): samples come in runs of one.
+	 */
+	struct sleepy_app *last_app;
+	size_t last_app_capacity;
 	uint64_t samples;
 	uint64_t kernel_samples;	/* interrupt hit kernel mode */
 	uint64_t lost_in_stream;	/* sum of SLEEPY_REC_LOST */
