@@ -13,10 +13,11 @@
 #include "recording.h"
 
 /*
- * Records are read once, front to back: every so many bytes the pages
+ * Records are read once, front to back: the pages more than this far
  * behind the reader leave memory again, so that a recording of any size
- * needs little of it.  (The data stays in the page cache; touching it
- * again reads it back.)
+ * needs little of it, while the records just returned stay where they
+ * are for callers that hold a few.  (The data stays in the page cache;
+ * touching it again reads it back.)
  */
 #define SLEEPY_RELEASE_BYTES	(8U << 20)
 
@@ -196,8 +197,9 @@ sleepy_recording_next(struct sleepy_recording *rec)
 		     rec->offset, header->cpu, rec->header.ncpus);
 		return NULL;
 	}
-	if (rec->mapped && rec->offset - rec->released >= SLEEPY_RELEASE_BYTES)
-		release_before(rec, rec->offset);
+	if (rec->mapped &&
+	    rec->offset - rec->released >= 2 * SLEEPY_RELEASE_BYTES)
+		release_before(rec, rec->offset - SLEEPY_RELEASE_BYTES);
 	rec->offset += header->size;
 	if (header->type == SLEEPY_REC_END)
 		rec->finished = true;
