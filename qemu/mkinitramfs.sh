@@ -17,7 +17,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,etc,root,sleepy/bin,sleepy/bench,sleepy/guest,sleepy/prog}
 cp /bin/busybox "$root/bin/busybox"
 cp "$top/qemu/init" "$root/init"
-for t in sleepy-start sleepy-stop sleepy-record sleepy-parse sleepy_test; do
+for t in sleepy-start sleepy-stop sleepy-record sleepy-parse sleepy_test sleepy_abi_attack; do
 	cp "$top/build/userland/$t" "$root/sleepy/bin/"
 done
 cp "$top"/build/userland/bench/* "$root/sleepy/bench/"
@@ -35,7 +35,11 @@ copy_libraries() {	# copy_libraries PROGRAM
 		cp -L "$lib" "$root$lib"
 	done
 }
-for host_program in ${GUEST_HOST_PROGRAMS:-}; do
+# trinity (scripts/deps.sh installs it) for the debug kernel's stress run;
+# without it the guest reports it missing.
+trinity=
+[ -x /usr/bin/trinity ] && trinity=/usr/bin/trinity
+for host_program in $trinity ${GUEST_HOST_PROGRAMS:-}; do
 	mkdir -p "$root$(dirname "$host_program")"
 	cp -L "$host_program" "$root$host_program"
 	copy_libraries "$host_program"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Debug kernel: sessions start and stop at 10 kHz while processes fork,
-# exec and exit as fast as they can.  The host fails the run on any
-# WARNING/BUG/lockdep/KASAN/RCU report in the console.
+# exec and exit as fast as they can; then hostile input for the system
+# calls and trinity with a session running.  The host fails the run on
+# any WARNING/BUG/lockdep/KASAN/RCU report in the console.
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
@@ -32,3 +33,8 @@ wait $s1 $s2
 check "stress: $rounds sessions at 10 kHz under a fork/exec storm, $failed failures" [ $failed = 0 ]
 echo "== kselftest on the debug kernel"
 sleepy_test 2>&1 | sed 's/^/selftest: /'
+
+echo "== hostile input: 100000 random sleepy_start/sleepy_stop calls"
+/sleepy/guest/test-abi-attack.sh "${SLEEPY_ABI_CALLS:-100000}" 1200
+echo "== trinity as nobody with a session at 10 kHz"
+/sleepy/guest/test-trinity.sh "${SLEEPY_TRINITY_SECONDS:-150}"

@@ -13,3 +13,4 @@ echo "== tools"
 /sleepy/guest/test-accuracy.sh
 /sleepy/guest/test-idle.sh
 /sleepy/guest/test-drain.sh
+/sleepy/guest/test-abi-attack.sh 10000 600
