@@ -65,17 +65,34 @@ static uint64_t mix(uint64_t key)
 	return key;
 }
 
+/*
+ * What an entry stores for @key: never 0, which marks an empty entry.
+ * Keys 0 and UINT64_MAX store the same; tables that may see both tell
+ * them apart with their match function, like any other keys that repeat.
+ */
+static uint64_t stored_key(uint64_t key)
+{
+	return key + 1 ?: 1;
+}
+
+/* Where the search for an entry that stores @stored starts. */
+static size_t first_index(const struct sleepy_table *table, uint64_t stored)
+{
+	return mix(stored) & (table->capacity - 1);
+}
+
 /* Index of the slot for @key: the matching one or the first empty one. */
 static size_t table_find(const struct sleepy_table *table, uint64_t key,
 			 int (*match)(const void *slot, const void *arg),
 			 const void *arg)
 {
+	uint64_t wanted = stored_key(key);
 	size_t mask = table->capacity - 1, i;
 
-	for (i = mix(key) & mask;; i = (i + 1) & mask) {
+	for (i = first_index(table, wanted);; i = (i + 1) & mask) {
 		uint64_t stored = *entry_key(table, i);
 
-		if (!stored || (stored == key + 1 &&
+		if (!stored || (stored == wanted &&
 				(!match || match(entry_slot(table, i), arg))))
 			return i;
 	}
@@ -101,8 +118,8 @@ static void table_grow(struct sleepy_table *table)
 		if (!stored)
 			continue;
 		/* Keys may repeat (hash collisions): take the first empty. */
-		for (j = mix(stored - 1) & (table->capacity - 1);
-		     *entry_key(table, j); j = (j + 1) & (table->capacity - 1))
+		for (j = first_index(table, stored); *entry_key(table, j);
+		     j = (j + 1) & (table->capacity - 1))
 			;
 		memcpy(entry_key(table, j), entry_key(&old, i), old.entry_size);
 	}
@@ -119,7 +136,7 @@ void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 		table_grow(table);
 	i = table_find(table, key, match, arg);
 	if (!*entry_key(table, i)) {
-		*entry_key(table, i) = key + 1;
+		*entry_key(table, i) = stored_key(key);
 		table->used++;
 	}
 	return entry_slot(table, i);
@@ -295,8 +312,9 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 	}
 	if (!app->ips.capacity)
 		return NULL;
-	return entry_key(&app->ips, mix(ip_count_of(sample, &key)) &
-				    (app->ips.capacity - 1));
+	return entry_key(&app->ips,
+			 first_index(&app->ips,
+				     stored_key(ip_count_of(sample, &key))));
 }
 
 /*

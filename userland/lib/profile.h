@@ -13,8 +13,9 @@
 
 /*
  * An open-addressing table from a 64-bit key to a slot of @slot_size.
- * Each entry is the key + 1 (0 = empty) followed by its slot, so that a
- * lookup in a table larger than the caches misses it once, not twice.
+ * Each entry is the key + 1 (0 = empty; UINT64_MAX is stored as 1, like
+ * 0) followed by its slot, so that a lookup in a table larger than the
+ * caches misses it once, not twice.
  */
 struct sleepy_table {
 	unsigned char *entries;
