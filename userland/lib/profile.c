@@ -11,6 +11,7 @@
 #define CACHE_LINE	64
 #define READ_BATCH	16	/* records */
 #define INSERTION_SORT_MAX 16
+#define SAMPLES_BUCKETS	65536
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -411,35 +412,6 @@ static void sort_ips(struct sleepy_ip_count *a, struct sleepy_ip_count *tmp,
 		a[k++] = tmp[i++];
 }
 
-/*
- * Stable sort of @n counts by samples, most first, with @tmp as large: by
- * bytes, the least significant first, up to the top byte of the largest.
- */
-static void sort_by_samples(struct sleepy_ip_count *a,
-			    struct sleepy_ip_count *tmp, size_t n)
-{
-	uint64_t most = 0;
-	size_t place[256], shift, i, sum;
-
-	for (i = 0; i < n; i++)
-		if (a[i].samples > most)
-			most = a[i].samples;
-	for (shift = 0; shift < 64 && most >> shift; shift += 8) {
-		memset(place, 0, sizeof(place));
-		for (i = 0; i < n; i++)
-			place[255 - (a[i].samples >> shift & 0xff)]++;
-		for (i = 0, sum = 0; i < 256; i++) {
-			size_t here = place[i];
-
-			place[i] = sum;
-			sum += here;
-		}
-		for (i = 0; i < n; i++)
-			tmp[place[255 - (a[i].samples >> shift & 0xff)]++] = a[i];
-		memcpy(a, tmp, n * sizeof(*a));
-	}
-}
-
 static void **sorted(struct sleepy_table *table, size_t *count,
 		     int (*cmp)(const void *, const void *))
 {
@@ -463,42 +435,87 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 	return (struct sleepy_app **)sorted(&profile->apps, count, cmp_apps);
 }
 
+/* Counting-sort bucket of @samples: most first, the largest together. */
+static size_t samples_bucket(uint64_t samples)
+{
+	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
+}
+
 /*
- * The counts are copied side by side, application after application by
- * appid, and sorted stably by samples: then only the counts of one
- * application with equal samples need sorting among themselves, by IP.
- * Several times faster than qsort on pointers into the tables once there
- * are millions of IPs.
+ * End of the counts from @i on that are left to sort among themselves:
+ * those of one application with equal samples, or all of
+ * SAMPLES_BUCKETS samples or more, which share a bucket.
+ */
+static size_t run_end(const struct sleepy_ip_count *c, size_t i, size_t n)
+{
+	size_t j = i + 1;
+
+	if (c[i].samples >= SAMPLES_BUCKETS)
+		while (j < n && c[j].samples >= SAMPLES_BUCKETS)
+			j++;
+	else
+		while (j < n && c[j].samples == c[i].samples &&
+		       c[j].appid == c[i].appid)
+			j++;
+	return j;
+}
+
+/*
+ * The counts are placed by a counting sort on samples, application after
+ * application by appid: then only the counts of one application with
+ * equal samples need sorting among themselves, by IP (and the few with
+ * SAMPLES_BUCKETS samples or more by everything).  Several times faster
+ * than qsort on pointers into the tables once there are millions of IPs.
  */
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count)
 {
 	struct sleepy_ip_count **out, *copies, *tmp;
+	size_t napps, n = 0, longest = 0, i, j, *place;
 	struct sleepy_app **apps;
-	size_t napps, total = 0, i, j, n = 0;
 
 	apps = (struct sleepy_app **)sorted(&profile->apps, &napps, cmp_appids);
-	for (i = 0; i < napps; i++)
-		total += apps[i]->ips.used;
-	/* The pointers, then what they point to, in one block. */
-	out = xcalloc(1, (total + 1) * (sizeof(*out) + sizeof(*copies)));
-	copies = (struct sleepy_ip_count *)(out + total + 1);
+	place = xcalloc(SAMPLES_BUCKETS, sizeof(*place));
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
 			struct sleepy_ip_count *slot =
 				sleepy_table_slot(&apps[i]->ips, j);
 
 			if (slot)
-				copies[n++] = *slot;
+				place[samples_bucket(slot->samples)]++;
+		}
+		n += apps[i]->ips.used;
+	}
+	for (i = 0, j = 0; i < SAMPLES_BUCKETS; i++) {
+		size_t here = place[i];
+
+		place[i] = j;
+		j += here;
+	}
+	/* The pointers, then what they point to, in one block. */
+	out = xcalloc(1, (n + 1) * (sizeof(*out) + sizeof(*copies)));
+	copies = (struct sleepy_ip_count *)(out + n + 1);
+	for (i = 0; i < napps; i++) {
+		for (j = 0; j < apps[i]->ips.capacity; j++) {
+			struct sleepy_ip_count *slot =
+				sleepy_table_slot(&apps[i]->ips, j);
+
+			if (slot)
+				copies[place[samples_bucket(slot->samples)]++] =
+					*slot;
 		}
 	}
+	free(place);
 	free(apps);
-	tmp = xcalloc(n + 1, sizeof(*tmp));
-	sort_by_samples(copies, tmp, n);
+
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && copies[j].samples == copies[i].samples &&
-				copies[j].appid == copies[i].appid; j++)
-			;
+		j = run_end(copies, i, n);
+		if (j - i > longest)
+			longest = j - i;
+	}
+	tmp = xcalloc(longest / 2 + 1, sizeof(*tmp));
+	for (i = 0; i < n; i = j) {
+		j = run_end(copies, i, n);
 		sort_ips(copies + i, tmp, j - i);
 	}
 	free(tmp);
