@@ -53,8 +53,15 @@ void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 	}
 }
 
+static void flush_text(struct sleepy_output *o)
+{
+	fwrite(o->text, 1, o->text_used, o->out);
+	o->text_used = 0;
+}
+
 static void report_end(struct sleepy_output *o)
 {
+	flush_text(o);
 	if (!o->reports)
 		return;
 	if (o->format == SLEEPY_FORMAT_JSON)
@@ -116,15 +123,13 @@ static char *append_padded(char *p, const char *s, size_t width)
 }
 
 /*
- * The text row, built in a buffer and written at once: with printf
- * formatting every column, writing the rows took longer than reading the
- * recording.
+ * The text row, built in o->text: with printf formatting every column,
+ * writing the rows took longer than reading the recording.
  */
 static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 		     const char *ip)
 {
-	/* Counts, a label (shorter than 32), IP and the end of the line. */
-	char line[128], *p;
+	char *p;
 
 	if (!o->counts[0] || r->samples != o->counts_samples ||
 	    r->percent != o->counts_percent) {
@@ -134,32 +139,36 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 		o->counts_samples = r->samples;
 		o->counts_percent = r->percent;
 	}
-	p = stpcpy(line, o->counts);
+	/* Room for counts, a label shorter than 32, IP and the line's end. */
+	if (sizeof(o->text) - o->text_used < 128)
+		flush_text(o);
+	p = stpcpy(o->text + o->text_used, o->counts);
 	if (strlen(r->app) < 32) {
 		p = append_padded(p, r->app, 24);
 	} else {
-		fwrite(line, 1, p - line, o->out);
+		o->text_used = p - o->text;
+		flush_text(o);
 		fputs(r->app, o->out);
-		p = line;
+		p = o->text;
 	}
 	*p++ = ' ';
 	if (o->columns == SLEEPY_COLUMNS_APP) {
-		p += snprintf(p, line + sizeof(line) - p, "%u\n", r->pid);
-		fwrite(line, 1, p - line, o->out);
-		return;
+		p += sprintf(p, "%u\n", r->pid);
+	} else {
+		if (o->columns == SLEEPY_COLUMNS_IP) {
+			p = append_padded(p, ip, 18);
+			*p++ = ' ';
+		}
+		if (r->function) {
+			o->text_used = p - o->text;
+			flush_text(o);
+			fputs(r->function, o->out);
+			p = o->text;
+		}
+		p = stpcpy(p, o->columns == SLEEPY_COLUMNS_IP && r->in_kernel ?
+			   " [k]\n" : "\n");
 	}
-	if (o->columns == SLEEPY_COLUMNS_IP) {
-		p = append_padded(p, ip, 18);
-		*p++ = ' ';
-	}
-	if (r->function) {
-		fwrite(line, 1, p - line, o->out);
-		fputs(r->function, o->out);
-		p = line;
-	}
-	p = stpcpy(p, o->columns == SLEEPY_COLUMNS_IP && r->in_kernel ?
-		   " [k]\n" : "\n");
-	fwrite(line, 1, p - line, o->out);
+	o->text_used = p - o->text;
 }
 
 void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)

@@ -45,6 +45,9 @@ struct sleepy_output {
 	uint64_t counts_samples;
 	double counts_percent;
 	char counts[48];
+	/* Text rows, written a buffer at a time rather than each alone. */
+	char text[16 << 10];
+	size_t text_used;
 };
 
 /* Parses "text", "csv" or "json"; false if unknown. */
