@@ -406,8 +406,14 @@ static void sort_ips(struct sleepy_ip_count *a, struct sleepy_ip_count *tmp,
 	sort_ips(a + half, tmp, n - half);
 	/* The left half moves out of the way; the merge fills in from the left. */
 	memcpy(tmp, a, half * sizeof(*a));
-	while (i < half && j < n)
-		a[k++] = ip_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < half && j < n) {
+		/* A coin toss on random IPs: taken without a branch. */
+		bool right = ip_before(&a[j], &tmp[i]);
+
+		a[k++] = *(right ? &a[j] : &tmp[i]);
+		j += right;
+		i += !right;
+	}
 	while (i < half)
 		a[k++] = tmp[i++];
 }
