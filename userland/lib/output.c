@@ -97,29 +97,25 @@ void sleepy_output_report(struct sleepy_output *o, const char *key,
 /* "0x%" PRIx64, without printf: a large recording has millions of rows. */
 static void format_ip(char *buf, uint64_t ip)
 {
-	char digits[16];
-	int n = 0;
+	int digits = ip ? (64 - __builtin_clzll(ip) + 3) / 4 : 1;
 
-	do {
-		digits[n++] = "0123456789abcdef"[ip & 0xf];
-		ip >>= 4;
-	} while (ip);
 	*buf++ = '0';
 	*buf++ = 'x';
-	while (n)
-		*buf++ = digits[--n];
-	*buf = '\0';
+	buf[digits] = '\0';
+	while (digits--) {
+		buf[digits] = "0123456789abcdef"[ip & 0xf];
+		ip >>= 4;
+	}
 }
 
-/* Appends @s padded to @width like "%-*s"; returns the end. */
-static char *append_padded(char *p, const char *s, size_t width)
+/* Appends @s, @len long, padded to @width like "%-*s"; returns the end. */
+static char *append_padded(char *p, const char *s, size_t len, size_t width)
 {
-	size_t len = strlen(s);
-
 	memcpy(p, s, len);
-	for (p += len; len < width; len++)
-		*p++ = ' ';
-	return p;
+	if (len >= width)
+		return p + len;
+	memset(p + len, ' ', width - len);
+	return p + width;
 }
 
 /*
@@ -129,6 +125,7 @@ static char *append_padded(char *p, const char *s, size_t width)
 static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 		     const char *ip)
 {
+	size_t app_len;
 	char *p;
 
 	if (!o->counts[0] || r->samples != o->counts_samples ||
@@ -143,8 +140,9 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 	if (sizeof(o->text) - o->text_used < 128)
 		flush_text(o);
 	p = stpcpy(o->text + o->text_used, o->counts);
-	if (strlen(r->app) < 32) {
-		p = append_padded(p, r->app, 24);
+	app_len = strlen(r->app);
+	if (app_len < 32) {
+		p = append_padded(p, r->app, app_len, 24);
 	} else {
 		o->text_used = p - o->text;
 		flush_text(o);
@@ -156,7 +154,7 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 		p += sprintf(p, "%u\n", r->pid);
 	} else {
 		if (o->columns == SLEEPY_COLUMNS_IP) {
-			p = append_padded(p, ip, 18);
+			p = append_padded(p, ip, strlen(ip), 18);
 			*p++ = ' ';
 		}
 		if (r->function) {
