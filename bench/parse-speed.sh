@@ -24,9 +24,10 @@
 #  * perf report --stdio --sort comm,sym and --sort pid,sym: the nearest
 #    to sleepy-parse's reports (pid ~ application instance; perf still
 #    resolves symbols, which sleepy-parse does not).
-# Each command runs RUNS times with its output to /dev/null; the table has
-# the medians of wall and CPU (user + sys) time and the largest peak RSS.
-# The host is shared with other jobs: compare the CPU-time figures.
+# Each command runs RUNS times with its output to /dev/null, the tools in
+# turn; the table has the medians of wall and CPU (user + sys) time and
+# the largest peak RSS.  The host is shared with other jobs: compare the
+# CPU-time figures.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -139,22 +140,16 @@ median() {
 	sort -g | sed -n "$(((runs + 1) / 2))p"
 }
 
-# Runs "$@" $runs times; prints median wall s, median CPU s, max RSS KiB
-# and the lines of output (of one more run).
-measure() {
-	local out=$cache/time.out i walls=() cpus=() rss=0 wall user sys r
+# Runs "$@" once, its output to /dev/null; appends "wall-s cpu-s rss-KiB"
+# to the file $1.
+run_timed() {
+	local times=$1 out=$cache/time.out wall user sys rss
 
-	for ((i = 0; i < runs; i++)); do
-		/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2>&1 ||
-			die "failed: $*"
-		read -r wall user sys r < "$out"
-		walls+=("$wall")
-		cpus+=("$(echo "$user + $sys" | bc)")
-		((r > rss)) && rss=$r
-	done
-	echo "$(printf '%s\n' "${walls[@]}" | median)" \
-	     "$(printf '%s\n' "${cpus[@]}" | median)" "$rss" \
-	     "$("$@" 2> /dev/null | wc -l)"
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2>&1 ||
+		die "failed: $*"
+	read -r wall user sys rss < "$out"
+	echo "$wall $(echo "$user + $sys" | bc) $rss" >> "$times"
 }
 
 # label|command (%s is the input)|what it computes
@@ -179,18 +174,33 @@ for size in $sizes; do
 	if [ ! -s "$recording" ] || [ "$gen" -nt "$recording" ]; then
 		"$gen" -n "$samples" -a "$apps" "$recording"
 	fi
-	for tool in "${tools[@]}"; do
-		IFS='|' read -r label command what <<< "$tool"
+	commands=() inputs=()
+	for t in "${!tools[@]}"; do
+		IFS='|' read -r label command what <<< "${tools[t]}"
 		case $label in
-		sleepy*) input=$recording ;;
-		*) input=$cache/perf-$size.data ;;
+		sleepy*) inputs[t]=$recording ;;
+		*) inputs[t]=$cache/perf-$size.data ;;
 		esac
 		# shellcheck disable=SC2059 # the command is the format
-		command=$(printf "$command" "$input")
-		cat "$input" > /dev/null	# into the page cache
-		# shellcheck disable=SC2086 # split into words, no paths with spaces
-		read -r wall cpu rss lines <<< "$(measure $command)"
-		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "$input")|$command|$what")
+		commands[t]=$(printf "$command" "${inputs[t]}")
+		cat "${inputs[t]}" > /dev/null	# into the page cache
+		rm -f "$cache/times.$t"
+	done
+	# Round by round, so that every tool sees the same load.
+	for ((i = 0; i < runs; i++)); do
+		for t in "${!tools[@]}"; do
+			# shellcheck disable=SC2086 # words; no paths with spaces
+			run_timed "$cache/times.$t" ${commands[t]}
+		done
+	done
+	for t in "${!tools[@]}"; do
+		IFS='|' read -r label command what <<< "${tools[t]}"
+		wall=$(cut -d' ' -f1 "$cache/times.$t" | median)
+		cpu=$(cut -d' ' -f2 "$cache/times.$t" | median)
+		rss=$(cut -d' ' -f3 "$cache/times.$t" | sort -n | tail -n 1)
+		# shellcheck disable=SC2086
+		lines=$(${commands[t]} 2> /dev/null | wc -l)
+		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what")
 	done
 done
 
