@@ -208,14 +208,14 @@ done
 printf '%s\n' "${rows[@]}" | /usr/bin/python3 -c '
 import json, sys
 
-runs, event, period, load, path = sys.argv[1:6]
+runs, event, period, load, path, top = sys.argv[1:7]
 rows = []
 for line in sys.stdin:
     size, samples, tool, wall, cpu, rss, lines, nbytes, command, what = \
         line.rstrip("\n").split("|")
     samples, wall, cpu = int(samples), float(wall), float(cpu)
     rows.append({"size": int(size), "samples": samples, "tool": tool,
-                 "command": command, "computes": what,
+                 "command": command.replace(top + "/", ""), "computes": what,
                  "input_bytes": int(nbytes), "output_lines": int(lines),
                  "wall_s": wall, "cpu_s": cpu, "peak_rss_kib": int(rss),
                  "samples_per_s_wall": round(samples / max(wall, 0.01)),
@@ -250,5 +250,6 @@ json.dump({"benchmark": "parse-speed", "runs": int(runs),
                                "(synthetic, seed 1)",
            "load_before": load, "results": rows},
           open(path, "w"), indent=2)
-' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json"
+' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
+	"$top"
 echo "parse-speed: wrote $results/parse-speed.json"
