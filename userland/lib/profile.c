@@ -193,8 +193,8 @@ static int ip_match(const void *slot, const void *arg)
 }
 
 /*
- * Fills @key with the IP count @sample adds to (but its samples); returns
- * the count's key in its application's table.
+ * Fills @key with the IP count @sample adds to (all but the samples);
+ * returns the count's key in its application's table.
  */
 static uint64_t ip_count_of(const struct sleepy_sample *sample,
 			    struct sleepy_ip_count *key)
@@ -441,7 +441,10 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 	return (struct sleepy_app **)sorted(&profile->apps, count, cmp_apps);
 }
 
-/* Counting-sort bucket of @samples: most first, the largest together. */
+/*
+ * Counting-sort bucket of @samples (a count has at least one): most
+ * first, the largest together.
+ */
 static size_t samples_bucket(uint64_t samples)
 {
 	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;

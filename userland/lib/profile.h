@@ -36,8 +36,9 @@ struct sleepy_app {
 	char name[SLEEPY_APP_NAME_LEN + 1];
 	char label[SLEEPY_APP_NAME_LEN + 16];	/* "name#instance" */
 	/*
-	 * ip -> struct sleepy_ip_count.  A table per application: a CPU
-	 * runs one for a while, and its table stays in the caches then.
+	 * ip -> struct sleepy_ip_count.  A table per application: small
+	 * tables, and the reports take the counts application by
+	 * application (see sleepy_profile_ips()).
 	 */
 	struct sleepy_table ips;
 };
