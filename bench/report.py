@@ -81,14 +81,46 @@ def overhead_table(runs, ns_per_instruction):
     return table
 
 
+def symbol_aliases(binary):
+    """One name for every set of symbols at the same address.
+
+    Static glibc has weak aliases (random_r and __random_r): callgrind
+    names a function by one, perf and sleepy-parse by another.  The name
+    with the fewest leading underscores, then the shortest, stands for
+    all of them.
+    """
+    by_address = {}
+    out = subprocess.run(["nm", "--defined-only", binary], capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "TtWwi":
+            by_address.setdefault(fields[0], []).append(fields[2])
+    canonical = {}
+    for names in by_address.values():
+        best = min(names, key=lambda n: (len(n) - len(n.lstrip("_")), len(n), n))
+        canonical.update((n, best) for n in names)
+    return canonical
+
+
+def merge_aliases(shares, canonical):
+    merged = {}
+    for fn, pct in shares.items():
+        name = canonical.get(fn, fn)
+        merged[name] = merged.get(name, 0.0) + pct
+    return merged
+
+
 def callgrind_shares(path):
     costs = {}
-    pattern = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+?):(\S+)")
+    # "  1,234 (12.34%)  file.c:function [binary]"; recursion levels of a
+    # function ("insert'2") are the function.
+    pattern = re.compile(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+\S+?:(.+?)(?:'\d+)?(?: \[.*\])?$")
     with open(path) as f:
         for line in f:
             m = pattern.match(line)
             if m:
-                fn = m.group(3)
+                fn = m.group(2)
                 costs[fn] = costs.get(fn, 0) + int(m.group(1).replace(",", ""))
     total = sum(costs.values())
     return {fn: 100.0 * c / total for fn, c in costs.items()}, total
@@ -118,7 +150,7 @@ def perf_shares(path):
     return {fn: 100.0 * c / total for fn, c in counts.items()} if total else {}, total
 
 
-def accuracy(raw):
+def accuracy(raw, binaries):
     result = []
     for w in ACCURACY_WORKLOADS:
         files = [os.path.join(raw, n) for n in (
@@ -126,9 +158,11 @@ def accuracy(raw):
             f"accuracy-perf-{w}.txt")]
         if not all(os.path.exists(f) for f in files):
             continue
+        canonical = symbol_aliases(os.path.join(binaries, w))
         truth, instructions = callgrind_shares(files[0])
         sleepy, sleepy_n = sleepy_shares(files[1], w)
         perf, perf_n = perf_shares(files[2])
+        truth, sleepy, perf = (merge_aliases(s, canonical) for s in (truth, sleepy, perf))
         functions = sorted(set(truth) | set(sleepy) | set(perf),
                            key=lambda fn: -truth.get(fn, 0))
         rows = [dict(function=fn, callgrind_pct=truth.get(fn, 0.0),
@@ -188,6 +222,8 @@ def main():
     ap.add_argument("--raw", required=True)
     ap.add_argument("--results", required=True)
     ap.add_argument("--icount-shift", type=int, required=True)
+    ap.add_argument("--binaries", required=True,
+                    help="the benchmark binaries callgrind and the guest ran")
     args = ap.parse_args()
     raw_path = os.path.join(args.raw, "raw.tsv")
     if not os.path.exists(raw_path):
@@ -234,7 +270,7 @@ def main():
                            table=table), f, indent=1)
         plot(table, args.results)
 
-    acc = accuracy(args.raw)
+    acc = accuracy(args.raw, args.binaries)
     if acc:
         md.append("\n### Accuracy: share of user-mode samples per function vs callgrind's self cost (10 kHz)\n")
         rows = []

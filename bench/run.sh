@@ -53,4 +53,5 @@ if [ "${1-}" != --report ]; then
 
 	bash bench/parse-speed.sh
 fi
-/usr/bin/python3 bench/report.py --raw "$raw" --results bench/results --icount-shift $shift_
+/usr/bin/python3 bench/report.py --raw "$raw" --results bench/results --icount-shift $shift_ \
+	--binaries build/userland/bench

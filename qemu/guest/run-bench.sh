@@ -110,7 +110,8 @@ for w in $workloads; do
 done
 
 # Drain capacity: both vCPUs busy, default buffer, $drain_seconds s per
-# frequency; upwards from 10 kHz while nothing is lost, else downwards.
+# frequency; upwards from 10 kHz in 10 kHz steps to 50 kHz, then 70 and
+# 100 kHz, while nothing is lost, else downwards.
 busy() {
 	loop 1000000000000 > /dev/null & b1=$!
 	loop 1000000000000 > /dev/null & b2=$!
@@ -132,7 +133,7 @@ want drain && drain_run 10000
 if ! want drain; then
 	:
 elif [ "$dropped" = 0 ]; then
-	for hz in 20000 50000 100000; do
+	for hz in 20000 30000 40000 50000 70000 100000; do
 		drain_run $hz
 		[ "$dropped" = 0 ] || break
 	done
