@@ -31,12 +31,14 @@ echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 mkfifo /tmp/perf.ctl /tmp/perf.ack
 
 say() { echo "bench: $*"; }
+workload_cpu=$(( $(grep -c ^processor /proc/cpuinfo) - 1 ))
 elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
 
 # run_one CONFIG WORKLOAD REP: one measured run, one raw line.
 run_one() {
 	config=$1 w=$2 rep=$3 samples=0 dropped=0
-	cmd="$w $(workload_args $w)"
+	# The workload on the last CPU; the drainer or perf may use the other.
+	cmd="-c $workload_cpu $w $(workload_args $w)"
 	case $config in
 	none)
 		elapsed $cmd > /dev/null 2> /tmp/t ;;
