@@ -6,7 +6,7 @@
 #   make test                            every test; ends "N passed, N failed"
 #   make series                          git format-patch series in out/series
 #   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
-#   make bench [BENCH_REPS=3]            sleepy vs perf: overhead, accuracy,
+#   make bench [BENCH_REPS=5]            sleepy vs perf: overhead, accuracy,
 #                                        drain, parse speed (bench/results)
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)

@@ -13,13 +13,13 @@
 # workloads, then the parse-speed comparison; bench/report.py prints the
 # tables and writes bench/results/*.json and the plot.
 #
-#   make bench [BENCH_REPS=3] [BENCH_DRAIN_SECONDS=60]
+#   make bench [BENCH_REPS=5] [BENCH_DRAIN_SECONDS=60]
 #   bash bench/run.sh --report     # tables again from the last raw results
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 shift_=1
-reps=${BENCH_REPS:-3}
+reps=${BENCH_REPS:-5}
 drain_seconds=${BENCH_DRAIN_SECONDS:-60}
 raw=$top/out/bench
 cache=$top/build/bench

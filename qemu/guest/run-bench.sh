@@ -12,7 +12,7 @@ out=/mnt/out/bench
 mkdir -p $out /tmp/acc
 raw=$out/raw.tsv
 : > $raw
-reps=3 drain_seconds=60
+reps=5 drain_seconds=60
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead drain stalled"
