@@ -185,6 +185,65 @@ def fmt_table(header, rows):
     return "\n".join(out)
 
 
+def overhead_pivot(table):
+    """Overhead % and cost per sample, one row per workload, one column
+    per configuration: the table the README shows."""
+    configs = [c for c in CONFIGS[1:] if any(r["config"] == c for r in table)]
+    rows = []
+    for w in dict.fromkeys(r["workload"] for r in table):
+        cells = {r["config"]: r for r in table if r["workload"] == w}
+        rows.append([w] + [f"{cells[c]['overhead_pct']:+.2f} ({cells[c]['cost_per_sample_us']:.1f})"
+                           if c in cells and cells[c]["cost_per_sample_us"] is not None else "-"
+                           for c in configs])
+    return fmt_table(["workload"] + configs, rows)
+
+
+def parse_speed_table(speed):
+    rows = []
+    for r in speed["results"]:
+        rows.append([f"{r['size'] // 1000000} M", r["tool"], f"{r['samples']}",
+                     f"{r['cpu_s']:.2f}", f"{r['samples_per_s_cpu'] / 1e6:.2f}",
+                     f"{r['peak_rss_kib'] / 1024:.0f}",
+                     "-" if r["tool"] == "sleepy-parse" else f"{r['sleepy_speedup_cpu']:.1f}x"])
+    return fmt_table(["recording", "tool", "samples", "CPU s", "M samples/s",
+                      "peak RSS MiB", "sleepy-parse faster by"], rows)
+
+
+def targets(table, drain, speed):
+    """The issue's targets, each with the figure that meets or misses it."""
+    out = []
+
+    def cost(config):
+        cps = [r["cost_per_sample_us"] for r in table
+               if r["config"] == config and r["cost_per_sample_us"] is not None]
+        return statistics.median(cps) if cps else None
+
+    for hz in (1000, 10000):
+        s, p = cost(f"sleepy-{hz}"), cost(f"perf-{hz}")
+        if s is not None and p is not None:
+            out.append(f"cost per sample below perf's at {hz} Hz: "
+                       f"{'met' if s < p else 'missed'} ({s:.2f} vs {p:.2f} µs, median over workloads)")
+    at1k = [r for r in table if r["config"] == "sleepy-1000"]
+    if at1k:
+        worst = max(at1k, key=lambda r: r["overhead_pct"])
+        over = [r["workload"] for r in at1k if r["overhead_pct"] >= 0.5]
+        out.append(f"under 0.5% overhead at 1 kHz: {'met' if not over else 'missed on ' + ', '.join(over)} "
+                   f"(worst {worst['overhead_pct']:+.2f}% on {worst['workload']})")
+    at10k = [r for r in table if r["config"] == "sleepy-10000"]
+    lost = sum(r["dropped"] for r in at10k) + sum(
+        d["dropped"] for d in (drain or {}).get("sessions", []) if d["frequency"] == 10000)
+    if at10k:
+        out.append(f"zero drops at 10 kHz: {'met' if not lost else 'missed'} ({lost} dropped)")
+    if speed:
+        ratios = [(r["size"], r["sleepy_speedup_cpu"]) for r in speed["results"]
+                  if r["tool"] == "perf report"]
+        if ratios:
+            out.append("sleepy-parse at least 10x perf report's samples/s: "
+                       f"{'met' if all(x >= 10 for _, x in ratios) else 'missed'} (" +
+                       ", ".join(f"{x:.1f}x at {n // 1000000} M" for n, x in ratios) + ")")
+    return "\n".join(f"- {t}" for t in out)
+
+
 def plot(table, results):
     """Mean overhead over the workloads against the sampling frequency."""
     data = os.path.join(results, "overhead.dat")
@@ -262,6 +321,8 @@ def main():
                                 f"{max(r['overhead_pct'] for r in rs):+.2f}",
                                 f"{statistics.median(cps):.2f}" if cps else "-",
                                 sum(r["dropped"] for r in rs)])
+        md.append("\n### Overhead % (cost per sample µs) by workload\n")
+        md.append(overhead_pivot(table))
         md.append("\n### Per configuration, over the workloads\n")
         md.append(fmt_table(["configuration", "mean overhead %", "worst overhead %",
                              "median cost/sample µs", "dropped"], summary))
@@ -285,6 +346,7 @@ def main():
         with open(os.path.join(args.results, "accuracy.json"), "w") as f:
             json.dump(acc, f, indent=1)
 
+    drain = None
     if raw["drain"] or raw["stalled"]:
         drain = dict(guest=guest, sessions=raw["drain"], stalled_drainer=raw["stalled"],
                      kernel_memory=raw["memory"])
@@ -308,9 +370,16 @@ def main():
         with open(os.path.join(args.results, "drain.json"), "w") as f:
             json.dump(drain, f, indent=1)
 
-    speed = os.path.join(args.results, "parse-speed.json")
-    if os.path.exists(speed):
-        md.append(f"\nParse speed: see {speed} (bench/parse-speed.sh).")
+    speed = None
+    speed_path = os.path.join(args.results, "parse-speed.json")
+    if os.path.exists(speed_path):
+        with open(speed_path) as f:
+            speed = json.load(f)
+        md.append(f"\n### Parse speed on the host (bench/parse-speed.sh, median of {speed['runs']} runs)\n")
+        md.append(parse_speed_table(speed))
+    if table:
+        md.append("\n### Targets\n")
+        md.append(targets(table, drain if raw["drain"] else None, speed))
     text = "\n".join(md) + "\n"
     with open(os.path.join(args.results, "summary.md"), "w") as f:
         f.write(text)
