@@ -52,30 +52,39 @@ def read_raw(path):
 
 
 def overhead_table(runs, ns_per_instruction):
+    """Medians over the repetitions.  Overhead and cost per sample are
+    paired: each run against the no-profiler run of its own repetition
+    (the runs of one repetition are back to back), so a slow drift of the
+    guest over the boot (fork/exec costs move by a few % after thousands
+    of processes) does not pass for a profiler's cost."""
     by_key = {}
     for r in runs:
         by_key.setdefault((r["workload"], r["config"]), []).append(r)
     workloads = list(dict.fromkeys(r["workload"] for r in runs))
     table = []
     for w in workloads:
-        base = statistics.median(r["elapsed_ns"] for r in by_key[(w, "none")])
+        base_of = {r["rep"]: r["elapsed_ns"] for r in by_key[(w, "none")]}
+        base = statistics.median(base_of.values())
         for c in CONFIGS:
-            rs = by_key.get((w, c))
+            rs = [r for r in by_key.get((w, c), []) if r["rep"] in base_of]
             if not rs:
                 continue
-            elapsed = statistics.median(r["elapsed_ns"] for r in rs)
+            extra = [r["elapsed_ns"] - base_of[r["rep"]] for r in rs]
+            overhead = [100.0 * (r["elapsed_ns"] - base_of[r["rep"]]) / base_of[r["rep"]]
+                        for r in rs]
             samples = statistics.median(r["samples"] for r in rs)
-            extra = elapsed - base
+            cost_ns = (statistics.median(x / r["samples"] for x, r in zip(extra, rs))
+                       if all(r["samples"] for r in rs) else None)
             row = dict(
                 workload=w, config=c, repetitions=len(rs),
-                elapsed_s=elapsed / 1e9,
-                elapsed_spread_pct=100.0 * (max(r["elapsed_ns"] for r in rs) -
-                                            min(r["elapsed_ns"] for r in rs)) / base,
-                overhead_pct=100.0 * extra / base,
+                elapsed_s=statistics.median(r["elapsed_ns"] for r in rs) / 1e9,
+                overhead_pct=statistics.median(overhead),
+                overhead_spread_pp=max(overhead) - min(overhead),
+                baseline_spread_pct=100.0 * (max(base_of.values()) - min(base_of.values())) / base,
                 samples=samples,
-                cost_per_sample_us=(extra / samples / 1e3) if samples else None,
-                instructions_per_sample=(extra / samples / ns_per_instruction)
-                if samples else None,
+                cost_per_sample_us=cost_ns / 1e3 if cost_ns is not None else None,
+                instructions_per_sample=cost_ns / ns_per_instruction
+                if cost_ns is not None else None,
                 dropped=sum(r["dropped"] for r in rs))
             table.append(row)
     return table
@@ -303,15 +312,18 @@ def main():
 
     table = overhead_table(raw["overhead"], ns_per_instruction)
     if table:
-        md.append("\n### Overhead (guest time, median of %d runs)\n" % table[0]["repetitions"])
+        md.append("\n### Overhead (guest time, median of %d repetitions; overhead and "
+                  "cost per sample against the no-profiler run of the same repetition)\n"
+                  % table[0]["repetitions"])
         md.append(fmt_table(
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
-             "cost/sample µs", "instr/sample", "dropped", "spread %"],
+             "cost/sample µs", "instr/sample", "dropped", "overhead spread pp"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
               f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
               f"{r['instructions_per_sample']:.0f}" if r["instructions_per_sample"] is not None else "-",
-              r["dropped"], f"{r['elapsed_spread_pct']:.3f}"] for r in table]))
+              r["dropped"], f"{r['overhead_spread_pp']:.2f}" if r["config"] != "none"
+              else f"({r['baseline_spread_pct']:.2f}%)"] for r in table]))
         summary = []
         for c in CONFIGS[1:]:
             rs = [r for r in table if r["config"] == c]
