@@ -45,7 +45,7 @@ if [ "${1-}" != --report ]; then
 	start=$(date +%s)
 	QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
 		build/kernel-normal/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
-		"$top/out/bench-console.log" 14400 \
+		"$top/out/bench-console.log" 3600 \
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
 		grep --line-buffered -a '^bench:'
 	echo "bench: guest finished in $(( $(date +%s) - start )) s (wall)"

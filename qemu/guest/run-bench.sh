@@ -112,8 +112,11 @@ for w in $workloads; do
 done
 
 # Drain capacity: both vCPUs busy, default buffer, $drain_seconds s per
-# frequency; upwards from 10 kHz in 10 kHz steps to 50 kHz, then 70 and
-# 100 kHz, while nothing is lost, else downwards.
+# frequency; 10 kHz, then up to 15 and 20 kHz while nothing is lost, else
+# down to 5, 2 and 1 kHz.  Not higher: at 30 kHz on both busy vCPUs this
+# -icount guest loses samples and, one session in two or three, never
+# leaves interrupt and softirq handling on one vCPU (an RCU stall that
+# lasts until the boot's timeout).
 busy() {
 	loop 1000000000000 > /dev/null & b1=$!
 	loop 1000000000000 > /dev/null & b2=$!
@@ -135,7 +138,7 @@ want drain && drain_run 10000
 if ! want drain; then
 	:
 elif [ "$dropped" = 0 ]; then
-	for hz in 20000 30000 40000 50000 70000 100000; do
+	for hz in 15000 20000; do
 		drain_run $hz
 		[ "$dropped" = 0 ] || break
 	done
