@@ -77,11 +77,6 @@ run_one() {
 }
 
 say "$(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $reps repetitions"
-# Fork/exec runs about 9% slower until some 18,000 processes have come
-# and gone since boot (a step seen in every boot, in every configuration
-# alike): go past it before measuring.
-want overhead && elapsed forkexec 25000 > /dev/null 2> /tmp/t &&
-	say "warm-up: forkexec 25000 in $(elapsed_of /tmp/t) ns"
 # What a guest second is: one loop alone, then two at once on 2 vCPUs.
 elapsed loop 50000000 > /dev/null 2> /tmp/t
 printf 'calibration\tone\t%s\n' "$(elapsed_of /tmp/t)" >> $raw
