@@ -333,8 +333,13 @@ static void sleepy_test_nested(struct kunit *test)
 	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
 	hrtimer_start(&timer, ns_to_ktime(20 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
-	end = jiffies + msecs_to_jiffies(50);
-	while (time_before(jiffies, end) && process_writes < 3000)
+	/*
+	 * Until the timer has interrupted the writes at least once: an
+	 * emulated CPU may take its interrupt milliseconds late.
+	 */
+	end = jiffies + msecs_to_jiffies(200);
+	while (time_before(jiffies, end) && process_writes < 20000 &&
+	       (process_writes < 3000 || !READ_ONCE(sleepy_test_nested_fired)))
 		process_writes += sleepy_buffer_write(&buffer, &exit_rec,
 						      SLEEPY_REC_APP_EXIT,
 						      sizeof(exit_rec));
