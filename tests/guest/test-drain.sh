@@ -1,28 +1,63 @@
 #!/bin/sh
 # The drainer keeps up: zero drops over 30 s at 1 kHz and 10 kHz with
 # both CPUs busy, and every sample the kernel counted is in the file.
+# Every point of the sampling grid is accounted for, and a frequency the
+# CPUs cannot keep up with is missed, counted, and leaves them working.
 . /sleepy/guest/lib.sh
 cd /tmp
 seconds=${SLEEPY_DRAIN_SECONDS:-30}
 
-for hz in 1000 10000; do
+# session HZ SECONDS: both CPUs busy; sets summary, leaves /tmp/dHZ.json
+session() {
 	/sleepy/bench/loop 100000000000 >/dev/null & l1=$!
 	/sleepy/bench/loop 100000000000 >/dev/null & l2=$!
-	sleepy-start -F $hz -o /tmp/d$hz.data >/dev/null
-	sleep $seconds
+	sleepy-start -F $1 -o /tmp/d$1.data >/dev/null
+	sleep $2
 	summary=$(sleepy-stop)
 	kill $l1 $l2; wait $l1 $l2 2>/dev/null
 	echo "$summary"
-	sleepy-parse --format json /tmp/d$hz.data > /tmp/d$hz.json
+	sleepy-parse --format json /tmp/d$1.data > /tmp/d$1.json
+}
+
+# With no CPU idle long enough to park its timer, each grid point is a
+# sample, a drop, an idle tick or a missed period.
+check_accounting() {	# check_accounting HZ
+	j=/tmp/d$1.json
+	run=$(echo "$summary" | sed -n 's/.* missed, \([0-9.]*\) s, .*/\1/p')
+	points=$(( $(json_num $j counted_samples) + $(json_num $j dropped) +
+		   $(json_num $j idle) + $(json_num $j missed) ))
+	expected=$(awk -v s="$run" -v hz=$1 -v n="$(json_num $j cpus)" \
+		'BEGIN { printf "%d", s * hz * n }')
+	check "$1 Hz: samples + drops + idle + missed = grid points over $run s ($points vs $expected, within 3%)" \
+		awk -v a=$points -v e="$expected" \
+		'BEGIN { exit !(e > 0 && a >= 0.97 * e && a <= 1.03 * e) }'
+}
+
+for hz in 1000 10000; do
+	session $hz $seconds
 	in_file=$(json_num /tmp/d$hz.json samples)
 	counted=$(json_num /tmp/d$hz.json counted_samples)
 	dropped=$(json_num /tmp/d$hz.json dropped)
 	check "$hz Hz for $seconds s: no drops (dropped=$dropped)" [ "$dropped" = 0 ]
 	check "$hz Hz: samples in file == samples the kernel counted ($in_file == $counted)" \
 		[ -n "$in_file" -a "$in_file" = "$counted" ]
+	check_accounting $hz
 	eval "samples_$hz=$in_file"
+	rm -f /tmp/d$hz.data
 done
 # Under emulation the guest cannot take 10000 interrupts per second on
 # every CPU, but the hrtimer must still raise the rate well above 1 kHz.
 check "10 kHz takes at least twice the samples of 1 kHz ($samples_10000 vs $samples_1000)" \
 	[ "$samples_10000" -ge $((2 * samples_1000)) ]
+
+# The highest frequency: far more than an emulated CPU can take.  The
+# timer keeps half a period free after each sample, so the loops still
+# run, and what could not be sampled is counted as missed.
+session 100000 10
+check_accounting 100000
+check "100 kHz: the CPUs kept running (a 10 s session took $run s)" \
+	awk -v s="$run" 'BEGIN { exit !(s > 0 && s < 20) }'
+missed=$(json_num /tmp/d100000.json missed)
+check "100 kHz: the periods the CPUs could not take are counted as missed ($missed)" \
+	[ "${missed:-0}" -gt 0 ]
+rm -f /tmp/d100000.data

@@ -256,7 +256,7 @@ static void add_app_start(struct sleepy_profile *profile,
 void sleepy_profile_add(struct sleepy_profile *profile,
 			const struct sleepy_record_header *record)
 {
-	const struct sleepy_cpu_stats *stats;
+	struct sleepy_cpu_stats stats;
 	const struct sleepy_end *end;
 
 	switch (record->type) {
@@ -276,12 +276,13 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 			((const struct sleepy_lost *)record)->count;
 		break;
 	case SLEEPY_REC_CPU_STATS:
-		stats = (const void *)record;
+		sleepy_cpu_stats_read(record, &stats);
 		profile->stats_cpus++;
-		profile->totals.samples += stats->samples;
-		profile->totals.dropped += stats->dropped;
-		profile->totals.idle += stats->idle;
-		profile->totals.unknown += stats->unknown;
+		profile->totals.samples += stats.samples;
+		profile->totals.dropped += stats.dropped;
+		profile->totals.idle += stats.idle;
+		profile->totals.unknown += stats.unknown;
+		profile->totals.missed += stats.missed;
 		break;
 	case SLEEPY_REC_END:
 		end = (const void *)record;

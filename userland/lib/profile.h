@@ -67,7 +67,7 @@ struct sleepy_profile {
 	uint64_t table_overflows;
 	uint32_t stats_cpus;		/* CPU_STATS records seen */
 	struct {			/* summed CPU_STATS */
-		uint64_t samples, dropped, idle, unknown;
+		uint64_t samples, dropped, idle, unknown, missed;
 	} totals;
 };
 

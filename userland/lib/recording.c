@@ -160,7 +160,7 @@ static size_t min_record_size(uint16_t type)
 	case SLEEPY_REC_LOST:
 		return sizeof(struct sleepy_lost);
 	case SLEEPY_REC_CPU_STATS:
-		return sizeof(struct sleepy_cpu_stats);
+		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:
 		return sizeof(struct sleepy_end);
 	default:
@@ -204,4 +204,14 @@ sleepy_recording_next(struct sleepy_recording *rec)
 	if (header->type == SLEEPY_REC_END)
 		rec->finished = true;
 	return header;
+}
+
+void sleepy_cpu_stats_read(const struct sleepy_record_header *record,
+			   struct sleepy_cpu_stats *stats)
+{
+	size_t size = record->size < sizeof(*stats) ? record->size :
+						      sizeof(*stats);
+
+	memset(stats, 0, sizeof(*stats));
+	memcpy(stats, record, size);
 }

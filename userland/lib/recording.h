@@ -73,4 +73,11 @@ void sleepy_recording_close(struct sleepy_recording *rec);
 const struct sleepy_record_header *
 sleepy_recording_next(struct sleepy_recording *rec);
 
+/*
+ * A SLEEPY_REC_CPU_STATS record as the current struct: fields an older,
+ * shorter record lacks read as 0.
+ */
+void sleepy_cpu_stats_read(const struct sleepy_record_header *record,
+			   struct sleepy_cpu_stats *stats);
+
 #endif

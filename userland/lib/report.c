@@ -140,21 +140,24 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	snprintf(text, sizeof(text),
 		 "# %s: %" PRIu64 " samples shown of %" PRIu64 " (%" PRIu64
 		 " in kernel mode), %u CPUs, %s, %.2f s, %" PRIu64 " dropped, %"
-		 PRIu64 " idle",
+		 PRIu64 " idle, %" PRIu64 " periods missed",
 		 opts->path, total, profile->samples, profile->kernel_samples,
 		 rec->header.ncpus, frequency, profile->samples ?
 		 (profile->last_ns - profile->first_ns) / 1e9 : 0.0,
-		 profile->totals.dropped, profile->totals.idle);
+		 profile->totals.dropped, profile->totals.idle,
+		 profile->totals.missed);
 	snprintf(json, sizeof(json),
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
 		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
-		 ", \"idle\": %" PRIu64 ", \"table_overflows\": %" PRIu64
+		 ", \"idle\": %" PRIu64 ", \"missed\": %" PRIu64
+		 ", \"table_overflows\": %" PRIu64
 		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
 		 profile->totals.samples, profile->totals.dropped,
-		 profile->totals.idle, profile->table_overflows,
+		 profile->totals.idle, profile->totals.missed,
+		 profile->table_overflows,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stream, opts->format, text, json);
 	if (!total)

@@ -276,7 +276,7 @@ static int write_trailer(struct drainer *d)
 		.header = { .type = SLEEPY_REC_END, .size = sizeof(end) },
 	};
 	struct sleepy_cpu_stats stats;
-	unsigned long long v[5];
+	unsigned long long v[6];
 	char line[256];
 	int err = 0;
 	FILE *f;
@@ -285,8 +285,8 @@ static int write_trailer(struct drainer *d)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f) && !err) {
-		if (sscanf(line, "cpu %llu samples %llu dropped %llu idle %llu unknown %llu",
-			   &v[0], &v[1], &v[2], &v[3], &v[4]) == 5) {
+		if (sscanf(line, "cpu %llu samples %llu dropped %llu idle %llu unknown %llu missed %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6) {
 			stats = (struct sleepy_cpu_stats) {
 				.header = {
 					.type = SLEEPY_REC_CPU_STATS,
@@ -297,6 +297,7 @@ static int write_trailer(struct drainer *d)
 				.dropped = v[2],
 				.idle = v[3],
 				.unknown = v[4],
+				.missed = v[5],
 			};
 			if (v[0] < d->ncpus)
 				err = write_all(d->out, &stats, sizeof(stats));
@@ -470,11 +471,13 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 	summary->cpus = rec.header.ncpus;
 	summary->buffer_bytes_per_cpu = rec.header.buffer_size;
 	while ((record = sleepy_recording_next(&rec))) {
-		const struct sleepy_cpu_stats *stats = (const void *)record;
+		struct sleepy_cpu_stats stats;
 
 		if (record->type == SLEEPY_REC_CPU_STATS) {
-			summary->samples += stats->samples;
-			summary->dropped += stats->dropped;
+			sleepy_cpu_stats_read(record, &stats);
+			summary->samples += stats.samples;
+			summary->dropped += stats.dropped;
+			summary->missed += stats.missed;
 		} else if (record->type == SLEEPY_REC_LOST) {
 			summary->lost_in_stream +=
 				((const struct sleepy_lost *)record)->count;
@@ -536,10 +539,11 @@ int sleepy_session_end(pid_t drainer, const char *output,
 void sleepy_summary_print(const struct sleepy_summary *summary,
 			  const char *output)
 {
-	printf("sleepy: %" PRIu64 " samples, %" PRIu64 " dropped, %.2f s, %u CPUs, %" PRIu64
+	printf("sleepy: %" PRIu64 " samples, %" PRIu64 " dropped, %" PRIu64
+	       " periods missed, %.2f s, %u CPUs, %" PRIu64
 	       " bytes in %s (kernel memory: %" PRIu64 " buffer bytes per CPU, %" PRIu64
 	       " table bytes per live appid)\n",
-	       summary->samples, summary->dropped,
+	       summary->samples, summary->dropped, summary->missed,
 	       summary->duration_ns / 1e9, summary->cpus, summary->bytes, output,
 	       summary->buffer_bytes_per_cpu, summary->table_bytes_per_app);
 }

@@ -32,6 +32,7 @@ const char *sleepy_explain(const char *call, int err);
 struct sleepy_summary {
 	uint64_t samples;
 	uint64_t dropped;
+	uint64_t missed;
 	uint64_t lost_in_stream;
 	uint64_t duration_ns;
 	uint64_t bytes;

@@ -146,6 +146,49 @@ static void test_good(void)
 	free(b.data);
 }
 
+/* A trailer whose CPU_STATS record is @stats_size bytes long. */
+static long read_with_stats_size(uint16_t stats_size, uint64_t missed,
+				 struct sleepy_profile *p)
+{
+	struct sleepy_cpu_stats st = {
+		.header = { SLEEPY_REC_CPU_STATS, stats_size, 1 },
+		.samples = 7, .idle = 3, .missed = missed,
+	};
+	struct sleepy_end end = {
+		.header = { SLEEPY_REC_END, sizeof(end), 0 }, .time_ns = 9000,
+	};
+	struct builder b = {};
+	struct sleepy_recording rec;
+	long n;
+
+	put_header(&b, 2);
+	put(&b, &st, stats_size);
+	put(&b, &end, sizeof(end));
+	n = read_all(&b, &rec, p);
+	if (n >= 0 && (rec.error[0] || !rec.finished))
+		n = -1;
+	free(b.data);
+	return n;
+}
+
+static void test_stats_sizes(void)
+{
+	struct sleepy_profile p;
+
+	check(read_with_stats_size(sizeof(struct sleepy_cpu_stats), 5, &p) == 0 &&
+	      p.totals.samples == 7 && p.totals.idle == 3 &&
+	      p.totals.missed == 5, "CPU statistics: missed periods summed");
+	sleepy_profile_free(&p);
+	check(read_with_stats_size(SLEEPY_CPU_STATS_SIZE_VER0, 5, &p) == 0 &&
+	      p.totals.samples == 7 && p.totals.idle == 3 &&
+	      p.totals.missed == 0,
+	      "CPU statistics of the first format: read, missed as 0");
+	sleepy_profile_free(&p);
+	check(read_with_stats_size(SLEEPY_CPU_STATS_SIZE_VER0 - 8, 5, &p) == -1,
+	      "CPU statistics shorter than the first format: refused");
+	sleepy_profile_free(&p);
+}
+
 static void test_many_ips(void)
 {
 	struct builder b = {};
@@ -367,6 +410,7 @@ static void test_function_rows(void)
 int main(int argc, char **argv)
 {
 	test_good();
+	test_stats_sizes();
 	test_many_ips();
 	test_bad_headers();
 	test_damaged();

@@ -9,6 +9,10 @@
  *    per CPU when a frequency is asked for) records the interrupted context
  *    of its own CPU: it looks the process up in the appid tables under RCU
  *    and writes a sample into this CPU's buffer;
+ *  - the hrtimer rearms at least half a period ahead on its grid, so a
+ *    CPU too slow for the frequency (or an interrupt held off too long)
+ *    skips and counts periods instead of sampling back to back: sampling
+ *    can never starve the CPU;
  *  - an hrtimer that finds its CPU idle twice in a row does not rearm (the
  *    tick does not run on idle CPUs either): it parks, and the idle loop's
  *    exit restarts it on its grid, on the same CPU with interrupts off, so
@@ -136,6 +140,22 @@ void __sleepy_tick(struct pt_regs *regs)
 }
 
 /*
+ * Moves @timer to the first point of its grid at least half a period from
+ * now.  On time, that is the next one; an interrupt that came late, or a
+ * sample that took longer than half a period, skips points rather than
+ * firing again at once, and the skipped points are counted.
+ */
+static void sleepy_hrtimer_rearm(struct hrtimer *timer)
+{
+	ktime_t earliest = ktime_add(hrtimer_cb_get_time(timer),
+				     session.period / 2);
+	u64 periods = hrtimer_forward(timer, earliest, session.period);
+
+	if (periods > 1)
+		this_cpu_add(session.buffer.stats->missed, periods - 1);
+}
+
+/*
  * An idle CPU stays idle until need_resched() is set, and the idle loop
  * passes sleepy_idle_exit() on its way out, which restarts the timer.
  * Only the second idle period in a row parks: restarting after every
@@ -152,7 +172,7 @@ static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 		__this_cpu_write(sleepy_hrtimer_parked, true);
 		return HRTIMER_NORESTART;
 	}
-	hrtimer_forward_now(timer, session.period);
+	sleepy_hrtimer_rearm(timer);
 	return HRTIMER_RESTART;
 }
 
@@ -492,10 +512,10 @@ static int sleepy_stats_show(struct seq_file *m, void *unused)
 		   sizeof(struct sleepy_app) + sizeof(struct sleepy_name));
 	for_each_possible_cpu(cpu) {
 		stats = per_cpu_ptr(session.buffer.stats, cpu);
-		seq_printf(m, "cpu %u samples %llu dropped %llu idle %llu unknown %llu\n",
+		seq_printf(m, "cpu %u samples %llu dropped %llu idle %llu unknown %llu missed %llu\n",
 			   cpu, READ_ONCE(stats->samples),
 			   READ_ONCE(stats->dropped), READ_ONCE(stats->idle),
-			   READ_ONCE(stats->unknown));
+			   READ_ONCE(stats->unknown), READ_ONCE(stats->missed));
 	}
 unlock:
 	mutex_unlock(&sleepy_session_lock);

@@ -83,6 +83,7 @@ struct sleepy_buffer_stats {
 	u64 dropped;
 	u64 idle;
 	u64 unknown;
+	u64 missed;
 	u64 lost_pending;	/* dropped but not yet reported in-stream */
 };
 

@@ -155,6 +155,10 @@ struct sleepy_lost {
  * @idle: sampling interrupts that found the CPU idle (not recorded); at a
  *	frequency the CPU's timer then waits until the CPU leaves idle
  * @unknown: samples written with SLEEPY_APPID_UNKNOWN
+ * @missed: sampling periods skipped because the CPU's timer interrupt came
+ *	too late to keep half a period between two samples (interrupts off
+ *	too long, or a CPU too slow for the frequency); 0 on the tick.
+ *	Absent from records of SLEEPY_CPU_STATS_SIZE_VER0 bytes.
  */
 struct sleepy_cpu_stats {
 	struct sleepy_record_header header;
@@ -162,7 +166,10 @@ struct sleepy_cpu_stats {
 	__u64 dropped;
 	__u64 idle;
 	__u64 unknown;
+	__u64 missed;
 };
+
+#define SLEEPY_CPU_STATS_SIZE_VER0	40	/* without @missed */
 
 /* Last record of a finished recording. */
 struct sleepy_end {
