@@ -15,17 +15,19 @@ git_() { git -C "$tree" -c user.name="sleepy developers" -c user.email="sleepy@l
 
 # One commit per logical change: "subject|overlay paths|patch file".
 commits=(
-"sleepy: add a sampling profiler with per-application ids|include/uapi/linux/sleepy.h include/linux/sleepy.h kernel/sleepy|0001-sleepy-build.patch"
-"|"'|0002-sleepy-syscalls.patch'
-"|"'|0003-sleepy-hooks.patch'
+"|"'|0001-relay-channels-without-files.patch'
+"sleepy: add a sampling profiler with per-application ids|include/uapi/linux/sleepy.h include/linux/sleepy.h kernel/sleepy|0002-sleepy-build.patch"
+"|"'|0003-sleepy-syscalls.patch'
+"|"'|0004-sleepy-hooks.patch'
 "selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|"
-"|Documentation/userspace-api/sleepy.rst|0004-sleepy-docs.patch"
+"|"'|0005-selftests-sleepy.patch'
+"|Documentation/userspace-api/sleepy.rst|0006-sleepy-docs.patch"
 )
 core_body="sleepy samples the interrupted context of every CPU from the timer
 tick, or from a per-CPU hard-irq hrtimer at a chosen frequency, and
 writes the samples with an application id (program name + instance,
 unique for the session even across pid reuse) into per-CPU relay
-buffers under debugfs sleepy/cpuN.  The appid tables are read under
+buffers, read through file descriptors the session hands out.  The appid tables are read under
 RCU from the interrupt and changed only in process context; the
 buffers are written with interrupts off by their own CPU, so neither
 needs a lock on the sampling path.  KUnit tests cover both."
@@ -82,8 +84,8 @@ s = s.replace("*** BLURB HERE ***", """This series adds sleepy, a sampling profi
 for SMP: the timer tick (or a per-CPU hrtimer) records the interrupted
 instruction pointers with an application id (program name + instance,
 unique for the whole session even when pids are reused), into lock-free
-per-CPU relay buffers under debugfs; two system calls start and stop a
-session.  With no session running each hook is one static branch.
+per-CPU relay buffers; sleepy_start() returns a file descriptor that
+owns the session and hands out the buffers, sleepy_stop() ends it.  With no session running each hook is one static branch.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
 sleepy-parse) live in the sleepy project, with a QEMU setup that builds,

@@ -151,15 +151,19 @@ static void sleepy_app_retire(struct sleepy_app *app)
  * @pid: thread group id
  * @name: program name (comm)
  * @selected: whether the process passes the session's pid filter
- * @replace: retire an existing mapping of @pid (fork after pid reuse,
- *	exec); if false, an existing mapping is kept and -EEXIST returned
+ * @replace: retire an existing mapping of @pid (exec); if false, an
+ *	existing mapping is kept and -EEXIST returned
+ * @live: if not NULL, map only while *@live is non-zero, checked under the
+ *	tables' lock: the process's count of live threads, which its exit
+ *	decrements before the exit hook removes the mapping
  * @change: filled with the new appid and instance, and the retired appid
  *
- * Returns 0, -EEXIST, or -ENOSPC if a table is full; then @pid is left
- * unmapped (change->old_appid still tells what was retired).
+ * Returns 0, -EEXIST, -ESRCH if *@live was zero, or -ENOSPC if a table is
+ * full; then @pid is left unmapped (change->old_appid still tells what was
+ * retired).
  */
 int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
-		    bool selected, bool replace,
+		    bool selected, bool replace, const atomic_t *live,
 		    struct sleepy_app_change *change)
 {
 	struct sleepy_app *old, *app = NULL;
@@ -168,6 +172,10 @@ int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
 
 	memset(change, 0, sizeof(*change));
 	spin_lock(&apps->lock);
+	if (live && !atomic_read(live)) {
+		err = -ESRCH;
+		goto unlock;
+	}
 	old = sleepy_app_find(apps, pid);
 	if (old && !replace) {
 		err = -EEXIST;

@@ -9,18 +9,29 @@
  * CPU and no lock is needed; CPUs never write each other's buffers while a
  * session runs.
  *
- * Reader: one user-space drainer per CPU file (debugfs sleepy/cpuN), via
- * relay's read(), which skips sub-buffer padding and consumes as it goes.
- * Each sub-buffer starts with struct sleepy_subbuf_header whose committed
- * field the writer advances after each record, so the reader takes only
- * whole records of whole sub-buffers and never races a writer.
+ * The channel has no files: a reader gets a file descriptor for one CPU's
+ * buffer from the session (SLEEPY_IOC_CPU_BUFFER), with relay's own file
+ * operations behind it, so neither debugfs nor root is needed to drain.
+ * Reader: one user-space drainer per CPU, via relay's read(), which skips
+ * sub-buffer padding and consumes as it goes.  Each sub-buffer starts with
+ * struct sleepy_subbuf_header whose committed field the writer advances
+ * after each record, so the reader takes only whole records of whole
+ * sub-buffers and never races a writer.
+ *
+ * Ordering: the writer publishes a record with smp_store_release() of
+ * committed, and a whole sub-buffer with the smp_wmb() before relay moves
+ * on (subbufs_produced); relay's reader pairs with the latter through the
+ * smp_rmb() after it reads subbufs_produced (patched into relay.c), and a
+ * reader of a partly filled sub-buffer must load committed with acquire.
  *
  * Full buffers discard: a writer that would catch up with the reader drops
  * the record instead; the loss is counted per CPU and reported in-stream by
  * a SLEEPY_REC_LOST record as soon as one fits again.
  */
-#include <linux/debugfs.h>
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
 #include <linux/irqflags.h>
+#include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
@@ -45,19 +56,18 @@ static int sleepy_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return 1;
 }
 
+/* No files: readers come through the session (sleepy_buffer_open_reader). */
 static struct dentry *sleepy_create_buf_file(const char *filename,
 					     struct dentry *parent,
 					     umode_t mode,
 					     struct rchan_buf *buf,
 					     int *is_global)
 {
-	return debugfs_create_file(filename, 0400, parent, buf,
-				   &relay_file_operations);
+	return NULL;
 }
 
 static int sleepy_remove_buf_file(struct dentry *dentry)
 {
-	debugfs_remove(dentry);
 	return 0;
 }
 
@@ -70,7 +80,6 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
 /**
  * sleepy_buffer_open - allocate @size bytes of buffer on every CPU
  * @buffer: the buffer to set up
- * @dir: debugfs directory for the cpuN files
  * @size: bytes per CPU, a multiple of PAGE_SIZE
  *
  * Relay allocates its pages with GFP_KERNEL, so buffers the machine
@@ -79,12 +88,12 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
  * with -ENOMEM, and should the allocation still run out of memory, the
  * OOM killer takes the caller first.
  */
-int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
-		       size_t size)
+int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size)
 {
 	size_t subbuf_size = min(size / SLEEPY_MIN_SUBBUFS,
 				 (size_t)SLEEPY_MAX_SUBBUF_SIZE);
 	unsigned long pages = (size >> PAGE_SHIFT) * num_online_cpus();
+	unsigned int cpu;
 
 	if (pages > si_mem_available() / 2)
 		return -ENOMEM;
@@ -92,9 +101,11 @@ int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
 	buffer->stats = alloc_percpu(struct sleepy_buffer_stats);
 	if (!buffer->stats)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(buffer->stats, cpu)->syncp);
 
 	set_current_oom_origin();
-	buffer->chan = relay_open("cpu", dir, subbuf_size,
+	buffer->chan = relay_open(NULL, NULL, subbuf_size,
 				  size / subbuf_size, &sleepy_relay_callbacks,
 				  buffer);
 	clear_current_oom_origin();
@@ -107,7 +118,7 @@ int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
 	return 0;
 }
 
-/* Frees the buffers once the last reader has closed its file. */
+/* Frees the buffers once the last reader has closed its file descriptor. */
 void sleepy_buffer_close(struct sleepy_buffer *buffer)
 {
 	relay_close(buffer->chan);
@@ -147,14 +158,24 @@ static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
 {
 	struct sleepy_subbuf_header *header;
 
-	if (unlikely(buf->offset + size > buf->chan->subbuf_size) &&
-	    (!sleepy_buffer_may_switch(buf) || !relay_switch_subbuf(buf, size)))
-		return false;
+	lockdep_assert_irqs_disabled();
+	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
+		if (!sleepy_buffer_may_switch(buf))
+			return false;
+		/*
+		 * The sub-buffer's records and committed before relay's
+		 * subbufs_produced++; pairs with the smp_rmb() in relay's
+		 * relay_file_read_avail().
+		 */
+		smp_wmb();
+		if (!relay_switch_subbuf(buf, size))
+			return false;
+	}
 
 	memcpy(buf->data + buf->offset, record, size);
 	buf->offset += size;
 	header = buf->data;
-	/* The record must be visible before the reader may take it. */
+	/* The record before committed: pairs with the reader's acquire. */
 	smp_store_release(&header->committed, buf->offset);
 	return true;
 }
@@ -181,7 +202,13 @@ bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 	local_irq_save(flags);
 	buf = *this_cpu_ptr(buffer->chan->buf);
 	stats = this_cpu_ptr(buffer->stats);
+	u64_stats_update_begin(&stats->syncp);
 
+	/* A CPU brought online whose buffer relay could not allocate. */
+	if (unlikely(!buf)) {
+		written = false;
+		goto count;
+	}
 	if (unlikely(stats->lost_pending)) {
 		struct sleepy_lost lost = {
 			.header = {
@@ -200,12 +227,102 @@ bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 	header->size = size;
 	header->cpu = smp_processor_id();
 	written = !stats->lost_pending && sleepy_buffer_put(buf, record, size);
+count:
 	if (!written) {
-		stats->dropped++;
+		u64_stats_inc(&stats->dropped);
 		stats->lost_pending++;
 	} else if (type == SLEEPY_REC_SAMPLE) {
-		stats->samples++;
+		u64_stats_inc(&stats->samples);
+		if (((struct sleepy_sample *)record)->appid ==
+		    SLEEPY_APPID_UNKNOWN)
+			u64_stats_inc(&stats->unknown);
 	}
+	u64_stats_update_end(&stats->syncp);
 	local_irq_restore(flags);
 	return written;
+}
+
+/* A sampling interrupt found this CPU idle; hard-irq context. */
+void sleepy_buffer_count_idle(struct sleepy_buffer *buffer)
+{
+	struct sleepy_buffer_stats *stats = this_cpu_ptr(buffer->stats);
+
+	lockdep_assert_irqs_disabled();
+	u64_stats_update_begin(&stats->syncp);
+	u64_stats_inc(&stats->idle);
+	u64_stats_update_end(&stats->syncp);
+}
+
+/* This CPU's timer skipped @periods; hard-irq context. */
+void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods)
+{
+	struct sleepy_buffer_stats *stats = this_cpu_ptr(buffer->stats);
+
+	lockdep_assert_irqs_disabled();
+	u64_stats_update_begin(&stats->syncp);
+	u64_stats_add(&stats->missed, periods);
+	u64_stats_update_end(&stats->syncp);
+}
+
+/**
+ * sleepy_buffer_count - a consistent copy of one CPU's counters
+ * @buffer: the session's buffer
+ * @cpu: a possible CPU
+ * @counters: filled, but for its @cpu
+ *
+ * Any context.
+ */
+void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,
+			 struct sleepy_cpu_counters *counters)
+{
+	struct sleepy_buffer_stats *stats = per_cpu_ptr(buffer->stats, cpu);
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&stats->syncp);
+		counters->samples = u64_stats_read(&stats->samples);
+		counters->dropped = u64_stats_read(&stats->dropped);
+		counters->idle = u64_stats_read(&stats->idle);
+		counters->unknown = u64_stats_read(&stats->unknown);
+		counters->missed = u64_stats_read(&stats->missed);
+	} while (u64_stats_fetch_retry(&stats->syncp, start));
+}
+
+/**
+ * sleepy_buffer_open_reader - a file descriptor reading one CPU's buffer
+ * @buffer: the session's buffer
+ * @cpu: the CPU
+ *
+ * The file has relay's file operations and holds a reference on the CPU's
+ * buffer (as relay's own open does), so it stays readable after the
+ * session is gone.  Returns the descriptor, -ENODEV if @cpu has no
+ * buffer, or another negative errno.
+ */
+int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu)
+{
+	struct rchan_buf *buf;
+	struct file *file;
+	int fd;
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -ENODEV;
+	buf = *per_cpu_ptr(buffer->chan->buf, cpu);
+	if (!buf)
+		return -ENODEV;
+
+	fd = get_unused_fd_flags(O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	/* An inode of its own: relay's read() locks the file's inode. */
+	file = anon_inode_create_getfile("[sleepy-buffer]",
+					 &relay_file_operations, buf,
+					 O_RDONLY, NULL);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	/* Dropped by relay_file_release() when the file goes. */
+	kref_get(&buf->kref);
+	fd_install(fd, file);
+	return fd;
 }

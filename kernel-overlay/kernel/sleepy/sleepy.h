@@ -1,21 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces of the sleepy profiler: the appid tables (apps.c)
- * and the per-CPU record buffer (buffer.c), used by the session code
- * (core.c) and by the KUnit tests.
+ * Internal interfaces of the sleepy profiler: the appid tables (apps.c),
+ * the per-CPU record buffer (buffer.c), the session (session.c) with its
+ * sampling timers (sampling.c) and process hooks (process.c), and what
+ * the KUnit tests reach.
  */
 #ifndef _KERNEL_SLEEPY_SLEEPY_H
 #define _KERNEL_SLEEPY_SLEEPY_H
 
 #include <linux/hashtable.h>
+#include <linux/ktime.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/u64_stats_sync.h>
 #include <uapi/linux/sleepy.h>
 
-struct dentry;
+struct pid;
 struct rchan;
+struct task_struct;
 
 #define SLEEPY_PID_HASH_BITS	12
 #define SLEEPY_NAME_HASH_BITS	10
@@ -72,24 +76,30 @@ struct sleepy_apps *sleepy_apps_create(u32 capacity);
 void sleepy_apps_destroy(struct sleepy_apps *apps);
 u32 sleepy_apps_lookup(struct sleepy_apps *apps, pid_t pid, bool *selected);
 int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
-		    bool selected, bool replace,
+		    bool selected, bool replace, const atomic_t *live,
 		    struct sleepy_app_change *change);
 u32 sleepy_apps_remove(struct sleepy_apps *apps, pid_t pid);
 u32 sleepy_apps_live(struct sleepy_apps *apps);
 
-/* Counters of one CPU, written by that CPU only with interrupts off. */
+/*
+ * Counters of one CPU, written by that CPU only with interrupts off, read
+ * by any CPU (SLEEPY_IOC_CPU_COUNTERS): u64_stats keeps 32-bit readers
+ * from seeing a torn value.
+ */
 struct sleepy_buffer_stats {
-	u64 samples;
-	u64 dropped;
-	u64 idle;
-	u64 unknown;
-	u64 missed;
-	u64 lost_pending;	/* dropped but not yet reported in-stream */
+	struct u64_stats_sync syncp;
+	u64_stats_t samples;
+	u64_stats_t dropped;
+	u64_stats_t idle;
+	u64_stats_t unknown;
+	u64_stats_t missed;
+	u64 lost_pending;	/* dropped but not yet reported; own CPU only */
 };
 
 /**
  * struct sleepy_buffer - per-CPU relay channel holding sleepy records
- * @chan: the relay channel; one sub-buffer set per CPU
+ * @chan: the relay channel, without files: one buffer per CPU, read
+ *	through file descriptors the session hands out
  * @size: bytes of buffer per CPU
  * @stats: per-CPU counters
  */
@@ -99,11 +109,60 @@ struct sleepy_buffer {
 	struct sleepy_buffer_stats __percpu *stats;
 };
 
-int sleepy_buffer_open(struct sleepy_buffer *buffer, struct dentry *dir,
-		       size_t size);
+int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size);
 void sleepy_buffer_close(struct sleepy_buffer *buffer);
 void sleepy_buffer_flush(struct sleepy_buffer *buffer);
 bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 			 enum sleepy_record_type type, size_t size);
+int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu);
+void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,
+			 struct sleepy_cpu_counters *counters);
+void sleepy_buffer_count_idle(struct sleepy_buffer *buffer);
+void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
+
+/**
+ * struct sleepy_session - one session, from sleepy_start() until its file
+ *	descriptor is closed
+ * @apps: appid tables, only while running
+ * @buffer: per-CPU buffers, kept after the stop until the file is closed
+ * @attr: what was asked for, validated
+ * @filter: thread group the session is limited to, NULL for every task;
+ *	a reference, so a reused pid number never matches it
+ * @period: sampling period of the hrtimers, 0 on the tick
+ * @sampling: the tables are filled, samples may be taken
+ * @running: between the start and the stop (sleepy_session_lock)
+ * @start_ns: CLOCK_MONOTONIC of the start
+ * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
+ * @table_overflows: copy of apps->overflows kept after the stop
+ */
+struct sleepy_session {
+	struct sleepy_apps *apps;
+	struct sleepy_buffer buffer;
+	struct sleepy_attr attr;
+	struct pid *filter;
+	ktime_t period;
+	bool sampling;
+	bool running;
+	u64 start_ns;
+	u64 stop_ns;
+	u64 table_overflows;
+};
+
+/* The running session for the hooks: published under RCU. */
+extern struct sleepy_session __rcu *sleepy_live;
+
+static inline u64 sleepy_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+/* sampling.c: the per-CPU hrtimers; the caller holds cpus_read_lock(). */
+void sleepy_sampling_start(struct sleepy_session *session);
+void sleepy_sampling_stop(void);
+int sleepy_sampling_init(void);
+
+/* process.c: the process hooks' side of a session start. */
+bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);
+void sleepy_announce_existing(struct sleepy_session *session);
 
 #endif /* _KERNEL_SLEEPY_SLEEPY_H */

@@ -2,13 +2,12 @@
 /*
  * KUnit tests of the sleepy appid tables and per-CPU buffers.
  *
- * The tests build their own tables and channels (in a debugfs directory
- * of their own), independent of any running session, and read the buffers
- * directly through the relay structures.
+ * The tests build their own tables and channels, independent of any
+ * running session, and read the buffers directly through the relay
+ * structures.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -24,15 +23,15 @@ static void sleepy_test_instances(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
 	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 100, "loop", true,
-						 true, &change));
+						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1U, change.appid);
 	KUNIT_EXPECT_EQ(test, 1U, change.instance);
 	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 101, "loop", false,
-						 true, &change));
+						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 2U, change.appid);
 	KUNIT_EXPECT_EQ(test, 2U, change.instance);
 	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 102, "call", false,
-						 true, &change));
+						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1U, change.instance);
 
 	KUNIT_EXPECT_EQ(test, 1U, sleepy_apps_lookup(apps, 100, &selected));
@@ -52,17 +51,17 @@ static void sleepy_test_pid_reuse(struct kunit *test)
 	u32 first;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true, NULL,
 						 &change));
 	first = change.appid;
 	KUNIT_EXPECT_EQ(test, -EEXIST, sleepy_apps_add(apps, 7, "sh", false,
-						       false, &change));
+						       false, NULL, &change));
 	KUNIT_EXPECT_EQ(test, first, sleepy_apps_remove(apps, 7));
 	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 7, &selected));
 	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_remove(apps, 7));
 
 	/* The same pid again: a new appid and the next instance. */
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true, NULL,
 						 &change));
 	KUNIT_EXPECT_NE(test, first, change.appid);
 	KUNIT_EXPECT_EQ(test, 2U, change.instance);
@@ -70,10 +69,38 @@ static void sleepy_test_pid_reuse(struct kunit *test)
 
 	/* exec: the mapping is replaced and the old appid reported. */
 	first = change.appid;
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "true", false, true,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "true", false, true, NULL,
 						 &change));
 	KUNIT_EXPECT_EQ(test, first, change.old_appid);
 	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 7,
+							       &selected));
+	sleepy_apps_destroy(apps);
+}
+
+/*
+ * The start walk passes the process's live thread count: a process whose
+ * exit hook already ran (count zero) is not mapped, so it cannot leave a
+ * mapping nobody removes.  Nothing else changes, no instance is counted.
+ */
+static void sleepy_test_dead_not_mapped(struct kunit *test)
+{
+	struct sleepy_apps *apps = sleepy_apps_create(16);
+	struct sleepy_app_change change;
+	atomic_t live = ATOMIC_INIT(0);
+	bool selected;
+
+	KUNIT_ASSERT_NOT_NULL(test, apps);
+	KUNIT_EXPECT_EQ(test, -ESRCH, sleepy_apps_add(apps, 9, "zombie", true,
+						      false, &live, &change));
+	KUNIT_EXPECT_EQ(test, 0U, change.appid);
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 9, &selected));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_live(apps));
+
+	atomic_set(&live, 1);
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 9, "zombie", true,
+						 false, &live, &change));
+	KUNIT_EXPECT_EQ(test, 1U, change.instance);
+	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 9,
 							       &selected));
 	sleepy_apps_destroy(apps);
 }
@@ -85,22 +112,22 @@ static void sleepy_test_overflow(struct kunit *test)
 	bool selected;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 1, "a", false, true,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 1, "a", false, true, NULL,
 						 &change));
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 2, "a", false, true,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 2, "a", false, true, NULL,
 						 &change));
 	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 3, "a", false,
-						       true, &change));
+						       true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1ULL, apps->overflows);
 	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 3, &selected));
 
 	/* A third name does not fit into the name table either. */
 	sleepy_apps_remove(apps, 2);
 	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 3, "b", false, true,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 3, "b", false, true, NULL,
 						 &change));
 	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 4, "c", false,
-						       true, &change));
+						       true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 2ULL, apps->overflows);
 	sleepy_apps_destroy(apps);
 }
@@ -124,7 +151,7 @@ static int sleepy_test_writer_fn(void *data)
 	for (i = 0; i < SLEEPY_TEST_ROUNDS; i++) {
 		pid_t pid = writer->first_pid + i % SLEEPY_TEST_PIDS;
 
-		if (sleepy_apps_add(writer->apps, pid, "w", false, true,
+		if (sleepy_apps_add(writer->apps, pid, "w", false, true, NULL,
 				    &change))
 			writer->errors++;
 		if (i % 3 == 0 && !sleepy_apps_remove(writer->apps, pid))
@@ -207,20 +234,25 @@ static void sleepy_test_count(struct kunit *test, struct sleepy_buffer *buffer,
 	KUNIT_EXPECT_EQ(test, offset, (size_t)header->committed);
 }
 
-/* A buffer in a debugfs directory of the test's own. */
 static int sleepy_test_open(struct kunit *test, struct sleepy_buffer *buffer,
 			    size_t size)
 {
-	struct dentry *dir = debugfs_create_dir("sleepy_kunit", NULL);
-
-	test->priv = dir;
-	return sleepy_buffer_open(buffer, dir, size);
+	return sleepy_buffer_open(buffer, size);
 }
 
 static void sleepy_test_close(struct kunit *test, struct sleepy_buffer *buffer)
 {
 	sleepy_buffer_close(buffer);
-	debugfs_remove(test->priv);
+}
+
+/* One CPU's counters as the session's ioctl reports them. */
+static struct sleepy_cpu_counters sleepy_test_counters(struct sleepy_buffer *buffer,
+							unsigned int cpu)
+{
+	struct sleepy_cpu_counters counters = { .cpu = cpu };
+
+	sleepy_buffer_count(buffer, cpu, &counters);
+	return counters;
 }
 
 static bool sleepy_test_write_sample(struct sleepy_buffer *buffer, u32 tid)
@@ -236,6 +268,7 @@ static void sleepy_test_full(struct kunit *test)
 {
 	struct sleepy_buffer buffer;
 	struct sleepy_buffer_stats *stats;
+	struct sleepy_cpu_counters counters;
 	unsigned int counts[8] = {}, written = 0, tries = 0;
 	struct rchan_buf *buf;
 	size_t i;
@@ -248,9 +281,10 @@ static void sleepy_test_full(struct kunit *test)
 	for (tries = 0; tries < 1000; tries++)
 		written += sleepy_test_write_sample(&buffer, tries);
 
-	KUNIT_EXPECT_EQ(test, (u64)written, stats->samples);
-	KUNIT_EXPECT_EQ(test, (u64)(tries - written), stats->dropped);
-	KUNIT_EXPECT_GT(test, stats->dropped, 0ULL);
+	counters = sleepy_test_counters(&buffer, cpu);
+	KUNIT_EXPECT_EQ(test, (u64)written, counters.samples);
+	KUNIT_EXPECT_EQ(test, (u64)(tries - written), counters.dropped);
+	KUNIT_EXPECT_GT(test, counters.dropped, 0ULL);
 	/* Two sub-buffers stay free: one to move to, one for the flush. */
 	KUNIT_EXPECT_EQ(test, buffer.chan->n_subbufs - 2, buf->subbufs_produced);
 	for (i = 0; i <= buf->subbufs_produced; i++)
@@ -291,7 +325,7 @@ static void sleepy_test_wrap(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, 5000, i);
 	KUNIT_EXPECT_GT(test, consumed, 2 * buffer.chan->n_subbufs);
-	KUNIT_EXPECT_EQ(test, 0ULL, per_cpu_ptr(buffer.stats, cpu)->dropped);
+	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
 	put_cpu();
 	sleepy_test_close(test, &buffer);
 }
@@ -347,7 +381,7 @@ static void sleepy_test_nested(struct kunit *test)
 	hrtimer_cancel(&timer);
 
 	KUNIT_EXPECT_GT(test, sleepy_test_nested_fired, 0U);
-	KUNIT_EXPECT_EQ(test, 0ULL, per_cpu_ptr(buffer.stats, cpu)->dropped);
+	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
 	KUNIT_ASSERT_LT(test, buf->subbufs_produced, buffer.chan->n_subbufs);
 	for (i = 0; i <= buf->subbufs_produced; i++)
 		sleepy_test_count(test, &buffer, cpu, i, counts);
@@ -360,6 +394,7 @@ static void sleepy_test_nested(struct kunit *test)
 static struct kunit_case sleepy_test_cases[] = {
 	KUNIT_CASE(sleepy_test_instances),
 	KUNIT_CASE(sleepy_test_pid_reuse),
+	KUNIT_CASE(sleepy_test_dead_not_mapped),
 	KUNIT_CASE(sleepy_test_overflow),
 	KUNIT_CASE(sleepy_test_concurrent),
 	KUNIT_CASE(sleepy_test_full),

@@ -3,10 +3,11 @@
  * sleepy: a sampling profiler built into the kernel.
  *
  * This header is the one definition of everything that crosses the
- * kernel/user boundary: the sleepy_start() attribute block and the records
- * the kernel writes into its per-CPU relay files (debugfs sleepy/cpuN).
- * The user-space tools store the same records, unchanged, in their
- * recordings, behind a file header of their own.
+ * kernel/user boundary: the sleepy_start() attribute block, the ioctls of
+ * the session file descriptor it returns, and the records the kernel
+ * writes into its per-CPU relay buffers.  The user-space tools store the
+ * same records, unchanged, in their recordings, behind a file header and
+ * trailer records of their own.
  *
  * Every record starts with struct sleepy_record_header.  Readers skip
  * records whose type they do not know by their size, so new record types
@@ -16,10 +17,15 @@
 #ifndef _UAPI_LINUX_SLEEPY_H
 #define _UAPI_LINUX_SLEEPY_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* Version of the record stream described below. */
-#define SLEEPY_FORMAT_VERSION		1
+/*
+ * Version of this interface: system calls, ioctls and records.  The kernel
+ * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
+ * kernel without sleepy (or with another version) from a failing call.
+ */
+#define SLEEPY_ABI_VERSION		2
 
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
@@ -27,7 +33,11 @@
 #define SLEEPY_FLAGS_ALL		(SLEEPY_FLAG_KERNEL | \
 					 SLEEPY_FLAG_FOLLOW_CHILDREN)
 
-/* Limits enforced by sleepy_start(). */
+/*
+ * Limits enforced by sleepy_start().  The highest frequency accepted is
+ * also bounded by the sysctl kernel.sleepy_max_frequency (at most
+ * SLEEPY_MAX_FREQUENCY), as perf's by kernel.perf_event_max_sample_rate.
+ */
 #define SLEEPY_MAX_FREQUENCY		100000	/* Hz */
 #define SLEEPY_MIN_BUFFER_SIZE		(8U << 10)
 #define SLEEPY_MAX_BUFFER_SIZE		(256U << 20)
@@ -35,8 +45,9 @@
 
 /**
  * struct sleepy_attr - what sleepy_start() should record
- * @size: unused by the kernel (the syscall's size argument rules); kept so
- *	a block dumped to a file says how long it is
+ * @size: size of this structure as the caller knows it; 0 means
+ *	SLEEPY_ATTR_SIZE_VER0.  On E2BIG the kernel writes back the size it
+ *	supports, as perf_event_open() and sched_setattr() do.
  * @frequency: samples per second and CPU from a per-CPU hrtimer; 0 samples
  *	on every scheduler tick (CONFIG_HZ)
  * @flags: SLEEPY_FLAG_*
@@ -55,14 +66,66 @@ struct sleepy_attr {
 
 #define SLEEPY_ATTR_SIZE_VER0		32	/* first published struct */
 
+/**
+ * struct sleepy_cpu_counters - what one CPU counted, SLEEPY_IOC_CPU_COUNTERS
+ * @cpu: in: the CPU asked about
+ * @samples: sample records written into the buffer
+ * @dropped: records of any type that did not fit into the buffer
+ * @idle: sampling interrupts that found the CPU idle (not recorded); at a
+ *	frequency the CPU's timer then waits until the CPU leaves idle
+ * @unknown: samples written with SLEEPY_APPID_UNKNOWN
+ * @missed: sampling periods skipped because the CPU's timer interrupt came
+ *	too late to keep half a period between two samples (interrupts off
+ *	too long, or a CPU too slow for the frequency); 0 on the tick
+ */
+struct sleepy_cpu_counters {
+	__u32 cpu;
+	__u32 __reserved;
+	__u64 samples;
+	__u64 dropped;
+	__u64 idle;
+	__u64 unknown;
+	__u64 missed;
+};
+
+/**
+ * struct sleepy_session_info - the session, SLEEPY_IOC_SESSION_INFO
+ * @start_ns: CLOCK_MONOTONIC of the start
+ * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while the session runs
+ * @table_overflows: processes the appid tables had no room for
+ * @buffer_size: bytes of buffer per CPU
+ * @app_table_bytes: kernel memory one live application instance takes
+ * @running: 1 until the session is stopped
+ */
+struct sleepy_session_info {
+	__u64 start_ns;
+	__u64 stop_ns;
+	__u64 table_overflows;
+	__u64 buffer_size;
+	__u32 app_table_bytes;
+	__u32 running;
+};
+
+/*
+ * ioctls of the session file descriptor sleepy_start() returns.
+ *
+ * SLEEPY_IOC_CPU_BUFFER: a new read-only file descriptor (close-on-exec)
+ * for the relay buffer of the CPU given as the argument; ENODEV if that
+ * CPU has no buffer (it was never online during the session).  The
+ * buffer can be read, polled and mmap()ed like any relay file.
+ */
+#define SLEEPY_IOC_MAGIC		0xB9
+#define SLEEPY_IOC_CPU_BUFFER		_IO(SLEEPY_IOC_MAGIC, 1)
+#define SLEEPY_IOC_CPU_COUNTERS		_IOWR(SLEEPY_IOC_MAGIC, 2, struct sleepy_cpu_counters)
+#define SLEEPY_IOC_SESSION_INFO		_IOR(SLEEPY_IOC_MAGIC, 3, struct sleepy_session_info)
+
 enum sleepy_record_type {
 	SLEEPY_REC_SAMPLE	= 1,	/* struct sleepy_sample */
 	SLEEPY_REC_APP_START	= 2,	/* struct sleepy_app_start */
 	SLEEPY_REC_APP_EXIT	= 3,	/* struct sleepy_app_exit */
 	SLEEPY_REC_LOST		= 4,	/* struct sleepy_lost */
-	/* Written by the tools, never by the kernel: */
-	SLEEPY_REC_CPU_STATS	= 64,	/* struct sleepy_cpu_stats */
-	SLEEPY_REC_END		= 65,	/* struct sleepy_end */
+	/* 64 and above: never written by the kernel, free for the tools. */
+	SLEEPY_REC_FIRST_USER	= 64,
 };
 
 struct sleepy_record_header {
@@ -146,36 +209,6 @@ struct sleepy_app_exit {
 struct sleepy_lost {
 	struct sleepy_record_header header;
 	__u64 count;
-};
-
-/**
- * struct sleepy_cpu_stats - what one CPU counted over the session
- * @samples: sample records written into the buffer
- * @dropped: records of any type that did not fit into the buffer
- * @idle: sampling interrupts that found the CPU idle (not recorded); at a
- *	frequency the CPU's timer then waits until the CPU leaves idle
- * @unknown: samples written with SLEEPY_APPID_UNKNOWN
- * @missed: sampling periods skipped because the CPU's timer interrupt came
- *	too late to keep half a period between two samples (interrupts off
- *	too long, or a CPU too slow for the frequency); 0 on the tick.
- *	Absent from records of SLEEPY_CPU_STATS_SIZE_VER0 bytes.
- */
-struct sleepy_cpu_stats {
-	struct sleepy_record_header header;
-	__u64 samples;
-	__u64 dropped;
-	__u64 idle;
-	__u64 unknown;
-	__u64 missed;
-};
-
-#define SLEEPY_CPU_STATS_SIZE_VER0	40	/* without @missed */
-
-/* Last record of a finished recording. */
-struct sleepy_end {
-	struct sleepy_record_header header;
-	__u64 time_ns;		/* CLOCK_MONOTONIC at sleepy_stop() */
-	__u64 table_overflows;	/* tasks the appid tables had no room for */
 };
 
 #endif /* _UAPI_LINUX_SLEEPY_H */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy: taking samples, from the scheduler tick or a per-CPU hrtimer.
+ *
+ * Writers: the sampling interrupt of each CPU (hard-irq) records the
+ * interrupted context of its own CPU into its own buffer; the idle loop's
+ * exit restarts the same CPU's parked timer with interrupts off.  Neither
+ * ever touches another CPU's timer or flags.
+ *
+ * Each CPU's hrtimer is initialised once, at boot.  A CPU hotplug state
+ * owns its lifetime during a session: the online callback (on the CPU that
+ * comes up) starts it, the offline callback (on the CPU that goes down,
+ * before the hrtimer core would migrate it) cancels it, and session start
+ * and stop hold cpus_read_lock(), so they and hotplug never interleave.
+ *
+ * Which session: the interrupt and the idle hook find it through the RCU
+ * pointer sleepy_live (a hard-irq handler and an interrupts-off section are
+ * RCU readers); once the stop cleared it and waited for a grace period, no
+ * callback restarts a timer, so cancelling every possible CPU's timer ends
+ * sampling for good.
+ *
+ * Rate: the timer rearms at least half a period ahead on its grid, so a
+ * CPU too slow for the frequency (or an interrupt held off too long) skips
+ * and counts periods instead of sampling back to back.  An hrtimer that
+ * finds its CPU idle twice in a row does not rearm (the tick does not run
+ * on idle CPUs either): it parks until the CPU leaves idle.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/hrtimer.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/sleepy.h>
+#include <asm/irq_regs.h>
+
+#include "sleepy.h"
+
+static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
+static DEFINE_PER_CPU(bool, sleepy_hrtimer_parked);
+static DEFINE_PER_CPU(unsigned int, sleepy_idle_periods);
+
+/* The session whose timers run, if it samples at a frequency. */
+static struct sleepy_session *sleepy_timer_session(void)
+{
+	struct sleepy_session *session = rcu_dereference_sched(sleepy_live);
+
+	if (!session || !READ_ONCE(session->sampling) || !session->period)
+		return NULL;
+	return session;
+}
+
+/* Hard-irq context. */
+static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
+{
+	struct task_struct *task = current;
+	struct sleepy_sample sample = {};
+	bool selected;
+
+	if (!regs)
+		return;
+	if (is_idle_task(task)) {
+		sleepy_buffer_count_idle(&session->buffer);
+		return;
+	}
+
+	sample.appid = sleepy_apps_lookup(session->apps, task->tgid, &selected);
+	if (session->filter && !selected)
+		return;
+
+	sample.time_ns = sleepy_now();
+	sample.tid = task->pid;
+	if (!user_mode(regs)) {
+		sample.flags |= SLEEPY_SAMPLE_IN_KERNEL;
+		if (session->attr.flags & SLEEPY_FLAG_KERNEL)
+			sample.kernel_ip = instruction_pointer(regs);
+	}
+	if (task->flags & PF_KTHREAD)
+		sample.flags |= SLEEPY_SAMPLE_KERNEL_THREAD;
+	else
+		sample.user_ip = instruction_pointer(user_mode(regs) ? regs :
+						     task_pt_regs(task));
+
+	sleepy_buffer_write(&session->buffer, &sample, SLEEPY_REC_SAMPLE,
+			    sizeof(sample));
+}
+
+void __sleepy_tick(struct pt_regs *regs)
+{
+	struct sleepy_session *session = rcu_dereference_sched(sleepy_live);
+
+	if (session && READ_ONCE(session->sampling) && !session->period)
+		sleepy_sample(session, regs);
+}
+
+/*
+ * Moves @timer to the first point of its grid at least half a period from
+ * now.  On time, that is the next one; an interrupt that came late, or a
+ * sample that took longer than half a period, skips points rather than
+ * firing again at once, and the skipped points are counted.
+ */
+static void sleepy_hrtimer_rearm(struct sleepy_session *session,
+				 struct hrtimer *timer)
+{
+	ktime_t earliest = ktime_add(hrtimer_cb_get_time(timer),
+				     session->period / 2);
+	u64 periods = hrtimer_forward(timer, earliest, session->period);
+
+	if (periods > 1)
+		sleepy_buffer_count_missed(&session->buffer, periods - 1);
+}
+
+/*
+ * An idle CPU stays idle until need_resched() is set, and the idle loop
+ * passes sleepy_idle_exit() on its way out, which restarts the timer.
+ * Only the second idle period in a row parks: restarting after every
+ * short idle spell (a process waiting for its child) costs more than
+ * the interrupts it saves.
+ */
+static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
+{
+	struct sleepy_session *session = sleepy_timer_session();
+
+	if (!session)
+		return HRTIMER_NORESTART;
+	sleepy_sample(session, get_irq_regs());
+	if (!is_idle_task(current) || need_resched()) {
+		__this_cpu_write(sleepy_idle_periods, 0);
+	} else if (__this_cpu_inc_return(sleepy_idle_periods) >= 2) {
+		__this_cpu_write(sleepy_idle_periods, 0);
+		__this_cpu_write(sleepy_hrtimer_parked, true);
+		return HRTIMER_NORESTART;
+	}
+	sleepy_hrtimer_rearm(session, timer);
+	return HRTIMER_RESTART;
+}
+
+void __sleepy_idle_exit(void)
+{
+	struct sleepy_session *session;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	session = sleepy_timer_session();
+	if (session && __this_cpu_read(sleepy_hrtimer_parked)) {
+		struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
+
+		__this_cpu_write(sleepy_hrtimer_parked, false);
+		/*
+		 * Back on the timer's own grid, as if it had fired all along:
+		 * a full period from now would never sample a task that runs
+		 * for less than a period between two idle spells.
+		 */
+		hrtimer_forward_now(timer, session->period);
+		hrtimer_start_expires(timer, HRTIMER_MODE_ABS_PINNED_HARD);
+	}
+	local_irq_restore(flags);
+}
+
+/* Starts this CPU's timer for the running session, if it has one. */
+static void sleepy_hrtimer_start_local(void *unused)
+{
+	struct sleepy_session *session;
+
+	lockdep_assert_irqs_disabled();
+	session = sleepy_timer_session();
+	if (!session)
+		return;
+	__this_cpu_write(sleepy_hrtimer_parked, false);
+	__this_cpu_write(sleepy_idle_periods, 0);
+	hrtimer_start(this_cpu_ptr(&sleepy_hrtimer), session->period,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static int sleepy_cpu_online(unsigned int cpu)
+{
+	local_irq_disable();
+	sleepy_hrtimer_start_local(NULL);
+	local_irq_enable();
+	return 0;
+}
+
+/*
+ * On the CPU going down, before hrtimers_cpu_dying() would move its timer
+ * to another CPU.  With interrupts off, this CPU's own hard-irq timer
+ * cannot be running its callback, so the cancel cannot fail, and with the
+ * flag cleared the idle loop does not restart it.
+ */
+static int sleepy_cpu_offline(unsigned int cpu)
+{
+	local_irq_disable();
+	__this_cpu_write(sleepy_hrtimer_parked, false);
+	hrtimer_try_to_cancel(this_cpu_ptr(&sleepy_hrtimer));
+	local_irq_enable();
+	return 0;
+}
+
+/**
+ * sleepy_sampling_start - start the timers of @session on every online CPU
+ * @session: the session, published and sampling
+ *
+ * The caller holds cpus_read_lock(); CPUs that come online later start
+ * their timer from the hotplug state.  A CPU that parks its timer before
+ * this returns finds the session sampling when it leaves idle.
+ */
+void sleepy_sampling_start(struct sleepy_session *session)
+{
+	lockdep_assert_cpus_held();
+	if (session->period)
+		on_each_cpu(sleepy_hrtimer_start_local, NULL, 1);
+}
+
+/*
+ * Cancels every possible CPU's timer.  The caller holds cpus_read_lock()
+ * and has unpublished the session and waited for a grace period.
+ */
+void sleepy_sampling_stop(void)
+{
+	unsigned int cpu;
+
+	lockdep_assert_cpus_held();
+	for_each_possible_cpu(cpu) {
+		hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
+		WRITE_ONCE(per_cpu(sleepy_hrtimer_parked, cpu), false);
+		WRITE_ONCE(per_cpu(sleepy_idle_periods, cpu), 0);
+	}
+}
+
+int __init sleepy_sampling_init(void)
+{
+	unsigned int cpu;
+	int state;
+
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *timer = per_cpu_ptr(&sleepy_hrtimer, cpu);
+
+		hrtimer_init(timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		timer->function = sleepy_hrtimer_fn;
+	}
+	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					  "sleepy:sampling", sleepy_cpu_online,
+					  sleepy_cpu_offline);
+	return state < 0 ? state : 0;
+}
