@@ -43,8 +43,8 @@ collect() {	# collect LOG PREFIX LABEL EXPECTED AFTER: AFTER follows "ok "
 }
 # The results of one guest run: KUnit at boot, kselftest, the scripts.
 guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS
-	collect "$1" "    " "$2 kunit" 7 "[0-9]+ sleepy_test_"
-	collect "$1" "selftest: " "$2 kselftest" 11 "[0-9]+ "
+	collect "$1" "    " "$2 kunit" 8 "[0-9]+ sleepy_test_"
+	collect "$1" "selftest: " "$2 kselftest" 19 "[0-9]+ "
 	collect "$1" "" "$2" "$3" "- "
 	scan_kernel_reports "$1" "$2"
 }

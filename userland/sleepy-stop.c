@@ -53,6 +53,8 @@ int main(int argc, char **argv)
 		return SLEEPY_EXIT_USAGE;
 	}
 
+	if (sleepy_kernel_check("sleepy-stop"))
+		return SLEEPY_EXIT_ERROR;
 	if (sleepy_state_load(&drainer, output, sizeof(output))) {
 		/* No drainer of ours: still end a session someone left. */
 		err = sleepy_sys_stop(0);

@@ -6,7 +6,7 @@ cd /tmp
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
 		sh -c "$t --help | grep -q '^USAGE:' && $t --help | grep -q '^EXAMPLES:'"
-	check "$t --version" sh -c "$t --version | grep -q 'record format 1'"
+	check "$t --version" sh -c "$t --version | grep -q 'file format 1'"
 	$t --no-such-option >/dev/null 2>&1
 	check "$t: unknown option exits 2" [ $? = 2 ]
 done

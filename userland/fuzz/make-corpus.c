@@ -196,7 +196,7 @@ static void write_bad_headers(void)
 	struct builder b = {};
 
 	sleepy_file_header_init(&h, &attr, 1, 0);
-	h.version = SLEEPY_FORMAT_VERSION + 1;
+	h.version = SLEEPY_FILE_VERSION + 1;
 	write_seed("newer-version.rec", &h, sizeof(h));
 	sleepy_file_header_init(&h, &attr, 1, 0);
 	h.machine = 183;	/* EM_AARCH64 */

@@ -5,12 +5,13 @@
 #include <string.h>
 
 #include "options.h"
+#include "recording.h"
 #include "session.h"
 
 void sleepy_print_version(const char *tool)
 {
-	printf("%s (sleepy) %s, record format %u\n", tool, SLEEPY_VERSION,
-	       SLEEPY_FORMAT_VERSION);
+	printf("%s (sleepy) %s, kernel ABI %u, file format %u\n", tool,
+	       SLEEPY_VERSION, SLEEPY_ABI_VERSION, SLEEPY_FILE_VERSION);
 }
 
 static int bad(const char *tool, const char *what, const char *value)

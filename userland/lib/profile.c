@@ -257,7 +257,7 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 			const struct sleepy_record_header *record)
 {
 	struct sleepy_cpu_stats stats;
-	const struct sleepy_end *end;
+	struct sleepy_end end;
 
 	switch (record->type) {
 	case SLEEPY_REC_SAMPLE:
@@ -285,9 +285,9 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		profile->totals.missed += stats.missed;
 		break;
 	case SLEEPY_REC_END:
-		end = (const void *)record;
-		profile->end_ns = end->time_ns;
-		profile->table_overflows = end->table_overflows;
+		sleepy_end_read(record, &end);
+		profile->end_ns = end.time_ns;
+		profile->table_overflows = end.table_overflows;
 		break;
 	default:
 		break;	/* newer record types: skipped by size */

@@ -41,7 +41,7 @@ void sleepy_file_header_init(struct sleepy_file_header *header,
 {
 	memset(header, 0, sizeof(*header));
 	memcpy(header->magic, SLEEPY_FILE_MAGIC, sizeof(header->magic));
-	header->version = SLEEPY_FORMAT_VERSION;
+	header->version = SLEEPY_FILE_VERSION;
 	header->header_size = sizeof(*header);
 	header->machine = SLEEPY_MACHINE;
 	header->byte_order = SLEEPY_BYTE_ORDER;
@@ -76,9 +76,9 @@ static int check_header(struct sleepy_recording *rec)
 	memcpy(h, rec->data, sizeof(*h));
 	if (h->byte_order != SLEEPY_BYTE_ORDER)
 		return fail(rec, "recorded with the other byte order; convert it on a machine of that byte order");
-	if (h->version != SLEEPY_FORMAT_VERSION)
+	if (h->version != SLEEPY_FILE_VERSION)
 		return fail(rec, "format version %u, this sleepy-parse reads version %u; use the sleepy tools that match the recording",
-			    h->version, SLEEPY_FORMAT_VERSION);
+			    h->version, SLEEPY_FILE_VERSION);
 	if (h->machine != SLEEPY_MACHINE || h->pointer_size != sizeof(void *))
 		return fail(rec, "recorded on ELF machine %u, this is %u; parse it on that architecture",
 			    h->machine, SLEEPY_MACHINE);
@@ -162,7 +162,7 @@ static size_t min_record_size(uint16_t type)
 	case SLEEPY_REC_CPU_STATS:
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:
-		return sizeof(struct sleepy_end);
+		return SLEEPY_END_SIZE_VER0;
 	default:
 		return sizeof(struct sleepy_record_header);
 	}
@@ -206,12 +206,24 @@ sleepy_recording_next(struct sleepy_recording *rec)
 	return header;
 }
 
+/* Copies @record into @out of @out_size bytes, zero past a shorter one. */
+static void read_versioned(const struct sleepy_record_header *record,
+			   void *out, size_t out_size)
+{
+	size_t size = record->size < out_size ? record->size : out_size;
+
+	memset(out, 0, out_size);
+	memcpy(out, record, size);
+}
+
 void sleepy_cpu_stats_read(const struct sleepy_record_header *record,
 			   struct sleepy_cpu_stats *stats)
 {
-	size_t size = record->size < sizeof(*stats) ? record->size :
-						      sizeof(*stats);
+	read_versioned(record, stats, sizeof(*stats));
+}
 
-	memset(stats, 0, sizeof(*stats));
-	memcpy(stats, record, size);
+void sleepy_end_read(const struct sleepy_record_header *record,
+		     struct sleepy_end *end)
+{
+	read_versioned(record, end, sizeof(*end));
 }

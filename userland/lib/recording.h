@@ -3,10 +3,11 @@
  * Recordings: what sleepy-start's drainer writes and sleepy-parse reads.
  *
  * A recording is a struct sleepy_file_header followed by the kernel's
- * records exactly as they came out of the per-CPU relay files (the
+ * records exactly as they came out of the per-CPU relay buffers (the
  * records are defined once, in <linux/sleepy.h>), then a trailer the
  * drainer adds when the session stops: one SLEEPY_REC_CPU_STATS per CPU
- * and a SLEEPY_REC_END.
+ * and a SLEEPY_REC_END.  The file header and the trailer records are the
+ * tools' own, defined here with a format version of their own.
  */
 #ifndef SLEEPY_RECORDING_H
 #define SLEEPY_RECORDING_H
@@ -18,12 +19,14 @@
 #include <linux/sleepy.h>
 
 #define SLEEPY_FILE_MAGIC	"SLEEPYRC"
+/* Version of this file format: header, kernel records, trailer. */
+#define SLEEPY_FILE_VERSION	1
 #define SLEEPY_BYTE_ORDER_LITTLE 1
 #define SLEEPY_BYTE_ORDER_BIG	2
 
 struct sleepy_file_header {
 	char magic[8];
-	uint16_t version;	/* SLEEPY_FORMAT_VERSION */
+	uint16_t version;	/* SLEEPY_FILE_VERSION */
 	uint16_t header_size;	/* sizeof(struct sleepy_file_header) */
 	uint16_t machine;	/* ELF e_machine of the recorded kernel */
 	uint8_t byte_order;	/* SLEEPY_BYTE_ORDER_* */
@@ -36,6 +39,41 @@ struct sleepy_file_header {
 	uint32_t pid;		/* pid filter, 0 = all */
 	uint32_t reserved;
 };
+
+/* Trailer record types, in the range the kernel leaves to the tools. */
+enum sleepy_file_record_type {
+	SLEEPY_REC_CPU_STATS	= SLEEPY_REC_FIRST_USER,  /* sleepy_cpu_stats */
+	SLEEPY_REC_END		= SLEEPY_REC_FIRST_USER + 1, /* sleepy_end */
+};
+
+/*
+ * What one CPU counted over the session: the kernel's struct
+ * sleepy_cpu_counters (SLEEPY_IOC_CPU_COUNTERS) as a record.
+ * @missed is absent from records of SLEEPY_CPU_STATS_SIZE_VER0 bytes.
+ */
+struct sleepy_cpu_stats {
+	struct sleepy_record_header header;
+	uint64_t samples;
+	uint64_t dropped;
+	uint64_t idle;
+	uint64_t unknown;
+	uint64_t missed;
+};
+
+#define SLEEPY_CPU_STATS_SIZE_VER0	40	/* without @missed */
+
+/*
+ * Last record of a finished recording.  @app_table_bytes is absent from
+ * records of SLEEPY_END_SIZE_VER0 bytes.
+ */
+struct sleepy_end {
+	struct sleepy_record_header header;
+	uint64_t time_ns;		/* CLOCK_MONOTONIC at the stop */
+	uint64_t table_overflows;	/* tasks the appid tables had no room for */
+	uint64_t app_table_bytes;	/* kernel memory per live appid */
+};
+
+#define SLEEPY_END_SIZE_VER0		24	/* without @app_table_bytes */
 
 /* Fills @header for a recording made on this machine. */
 void sleepy_file_header_init(struct sleepy_file_header *header,
@@ -79,5 +117,8 @@ sleepy_recording_next(struct sleepy_recording *rec);
  */
 void sleepy_cpu_stats_read(const struct sleepy_record_header *record,
 			   struct sleepy_cpu_stats *stats);
+/* The same for a SLEEPY_REC_END record. */
+void sleepy_end_read(const struct sleepy_record_header *record,
+		     struct sleepy_end *end);
 
 #endif

@@ -2,14 +2,22 @@
 /*
  * Session control and the drainer.
  *
- * The drainer is a child process of the tool that started the session.
- * For each CPU it reads the relay file only when relay reports a complete
- * sub-buffer (POLLIN), and then exactly that sub-buffer: its header says
- * how many bytes of records it holds, so the drainer never reads into a
- * sub-buffer the kernel is still writing.  (A read may still come up short
- * while the writer switches sub-buffers; read_subbuf() resumes it.)  When asked to finish (SIGUSR1,
- * after sleepy_stop() flushed every buffer) it drains what is left, appends
- * the per-CPU statistics from debugfs as the trailer, and exits.
+ * sleepy_start() returns a file descriptor that owns the session: the
+ * kernel stops the session and frees its buffers when the last copy is
+ * closed.  The drainer, a child process of the tool that started the
+ * session, holds the only copy left, so if every tool dies the session
+ * ends with them.
+ *
+ * The drainer asks the session for one relay buffer descriptor per CPU
+ * (SLEEPY_IOC_CPU_BUFFER; a CPU that comes online later is asked for again
+ * at every poll round) and reads a buffer only when relay reports a
+ * complete sub-buffer (POLLIN), and then exactly that sub-buffer: its
+ * header says how many bytes of records it holds, so the drainer never
+ * reads into a sub-buffer the kernel is still writing.  (A read may still
+ * come up short while the writer switches sub-buffers; read_subbuf()
+ * resumes it.)  When asked to finish (SIGUSR1, after sleepy_stop() flushed
+ * every buffer) it drains what is left, appends the per-CPU counters
+ * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -33,9 +42,32 @@
 #define DRAINER_EXIT_TIMEOUT_MS	60000
 #define SUBBUF_READ_RETRIES	5000	/* of 1 ms each */
 
-int sleepy_sys_start(const struct sleepy_attr *attr, unsigned int size)
+int sleepy_kernel_check(const char *tool)
 {
-	return syscall(__NR_sleepy_start, attr, size) ? -errno : 0;
+	unsigned int version;
+	FILE *f = fopen(SLEEPY_ABI_VERSION_FILE, "r");
+	int n;
+
+	if (!f) {
+		fprintf(stderr, "%s: this kernel has no sleepy (no %s); boot one built with CONFIG_SLEEPY=y (see README: make run)\n",
+			tool, SLEEPY_ABI_VERSION_FILE);
+		return -1;
+	}
+	n = fscanf(f, "%u", &version);
+	fclose(f);
+	if (n != 1 || version != SLEEPY_ABI_VERSION) {
+		fprintf(stderr, "%s: this kernel's sleepy ABI is version %d, these tools speak version %u; use tools built for this kernel\n",
+			tool, n == 1 ? (int)version : -1, SLEEPY_ABI_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+int sleepy_sys_start(struct sleepy_attr *attr)
+{
+	int fd = syscall(__NR_sleepy_start, attr, 0);
+
+	return fd < 0 ? -errno : fd;
 }
 
 int sleepy_sys_stop(unsigned int flags)
@@ -52,8 +84,14 @@ const char *sleepy_explain(const char *call, int err)
 	case ENOSYS:
 		what = "this kernel has no sleepy support; boot one built with CONFIG_SLEEPY=y (see README: make run)";
 		break;
+	case EACCES:
+		what = "permission denied; needs CAP_PERFMON (or kernel.perf_event_paranoid <= 0; kernel IPs: <= 1 and kptr_restrict allowing it)";
+		break;
 	case EPERM:
-		what = "permission denied; needs CAP_PERFMON or CAP_SYS_ADMIN (run as root)";
+		what = "not permitted; needs CAP_PERFMON, from the initial pid namespace";
+		break;
+	case E2BIG:
+		what = "the kernel's sleepy is older than these tools (attribute block too big)";
 		break;
 	case EBUSY:
 		what = "a session is already running; end it with sleepy-stop";
@@ -64,7 +102,7 @@ const char *sleepy_explain(const char *call, int err)
 		       "no session is running; start one with sleepy-start";
 		break;
 	case EINVAL:
-		what = "invalid attributes (frequency 0..100000 Hz, buffer a multiple of 4 KiB between 8 KiB and 256 MiB)";
+		what = "invalid attributes (frequency up to kernel.sleepy_max_frequency, buffer a multiple of 4 KiB between 8 KiB and 256 MiB)";
 		break;
 	case ENOMEM:
 		what = "the kernel could not allocate the buffers; ask for a smaller buffer (-b)";
@@ -218,6 +256,7 @@ static size_t read_subbuf(int fd, void *buf, size_t len)
 
 struct drainer {
 	int out;
+	int session;
 	unsigned int ncpus;
 	int *fds;
 	char *buf;
@@ -269,48 +308,63 @@ static int drain_cpu(struct drainer *d, unsigned int cpu)
 	return 0;
 }
 
-/* The trailer: debugfs sleepy/stats as CPU_STATS records and END. */
+/* The trailer: the session's counters as CPU_STATS records, and END. */
 static int write_trailer(struct drainer *d)
 {
+	struct sleepy_session_info info;
 	struct sleepy_end end = {
 		.header = { .type = SLEEPY_REC_END, .size = sizeof(end) },
 	};
-	struct sleepy_cpu_stats stats;
-	unsigned long long v[6];
-	char line[256];
-	int err = 0;
-	FILE *f;
+	unsigned int cpu;
 
-	f = fopen(SLEEPY_DEBUGFS "/stats", "r");
-	if (!f)
+	for (cpu = 0; cpu < d->ncpus; cpu++) {
+		struct sleepy_cpu_counters counters = { .cpu = cpu };
+		struct sleepy_cpu_stats stats;
+
+		if (ioctl(d->session, SLEEPY_IOC_CPU_COUNTERS, &counters))
+			return -1;
+		stats = (struct sleepy_cpu_stats) {
+			.header = {
+				.type = SLEEPY_REC_CPU_STATS,
+				.size = sizeof(stats),
+				.cpu = cpu,
+			},
+			.samples = counters.samples,
+			.dropped = counters.dropped,
+			.idle = counters.idle,
+			.unknown = counters.unknown,
+			.missed = counters.missed,
+		};
+		if (write_all(d->out, &stats, sizeof(stats)))
+			return -1;
+	}
+	if (ioctl(d->session, SLEEPY_IOC_SESSION_INFO, &info))
 		return -1;
-	while (fgets(line, sizeof(line), f) && !err) {
-		if (sscanf(line, "cpu %llu samples %llu dropped %llu idle %llu unknown %llu missed %llu",
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6) {
-			stats = (struct sleepy_cpu_stats) {
-				.header = {
-					.type = SLEEPY_REC_CPU_STATS,
-					.size = sizeof(stats),
-					.cpu = v[0],
-				},
-				.samples = v[1],
-				.dropped = v[2],
-				.idle = v[3],
-				.unknown = v[4],
-				.missed = v[5],
-			};
-			if (v[0] < d->ncpus)
-				err = write_all(d->out, &stats, sizeof(stats));
-		} else if (sscanf(line, "table_overflows %llu", &v[0]) == 1) {
-			end.table_overflows = v[0];
-		} else if (sscanf(line, "stop_ns %llu", &v[0]) == 1) {
-			end.time_ns = v[0];
+	end.time_ns = info.stop_ns ?: monotonic_ns();
+	end.table_overflows = info.table_overflows;
+	end.app_table_bytes = info.app_table_bytes;
+	return write_all(d->out, &end, sizeof(end));
+}
+
+/*
+ * Asks the session for the buffers of CPUs not open yet: a CPU that was
+ * offline at the start has one once it comes online.
+ */
+static int open_buffers(struct drainer *d)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < d->ncpus; cpu++) {
+		if (d->fds[cpu] >= 0)
+			continue;
+		d->fds[cpu] = ioctl(d->session, SLEEPY_IOC_CPU_BUFFER, cpu);
+		if (d->fds[cpu] < 0 && errno != ENODEV) {
+			fprintf(stderr, "sleepy drainer: cpu%u buffer: %s\n",
+				cpu, strerror(errno));
+			return -1;
 		}
 	}
-	fclose(f);
-	if (!end.time_ns)
-		end.time_ns = monotonic_ns();
-	return err ? -1 : write_all(d->out, &end, sizeof(end));
+	return 0;
 }
 
 static int drainer_run(struct drainer *d, int ready_fd)
@@ -326,9 +380,11 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	write_all(ready_fd, "r", 1);
 	close(ready_fd);
 
-	for (i = 0; i < d->ncpus; i++)
-		pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
 	while (!drainer_finish) {
+		if (open_buffers(d))
+			return 1;
+		for (i = 0; i < d->ncpus; i++)
+			pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
 		if (poll(pfds, d->ncpus, DRAIN_POLL_MS) < 0 && errno != EINTR) {
 			perror("sleepy drainer: poll");
 			return 1;
@@ -338,6 +394,8 @@ static int drainer_run(struct drainer *d, int ready_fd)
 				return 1;
 	}
 	/* sleepy_stop() has flushed: every sub-buffer left is complete. */
+	if (open_buffers(d))
+		return 1;
 	for (i = 0; i < d->ncpus; i++)
 		if (drain_cpu(d, i))
 			return 1;
@@ -352,7 +410,6 @@ static int drainer_open(struct drainer *d, const char *output,
 			size_t buffer_size)
 {
 	unsigned int cpu;
-	char path[64];
 
 	d->out = open(output, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (d->out < 0) {
@@ -364,27 +421,17 @@ static int drainer_open(struct drainer *d, const char *output,
 	d->fds = calloc(d->ncpus, sizeof(int));
 	if (!d->buf || !d->fds)
 		return -1;
-	for (cpu = 0; cpu < d->ncpus; cpu++) {
-		snprintf(path, sizeof(path), SLEEPY_DEBUGFS "/cpu%u", cpu);
-		d->fds[cpu] = open(path, O_RDONLY | O_CLOEXEC);
-		/* Possible but offline CPUs have no buffer; poll skips -1. */
-		if (d->fds[cpu] < 0 && cpu && errno == ENOENT)
-			continue;
-		if (d->fds[cpu] < 0) {
-			fprintf(stderr, "sleepy-start: %s: %s%s\n", path,
-				strerror(errno), errno == ENOENT ?
-				" (is debugfs mounted? mount -t debugfs none /sys/kernel/debug)" : "");
-			return -1;
-		}
-	}
-	return 0;
+	for (cpu = 0; cpu < d->ncpus; cpu++)
+		d->fds[cpu] = -1;	/* poll() skips it until it opens */
+	return open_buffers(d);
 }
 
 pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 {
 	struct sleepy_file_header header;
 	struct drainer d = { .ncpus = sysconf(_SC_NPROCESSORS_CONF) };
-	int ready[2], fd, err, status;
+	struct sleepy_attr session_attr = *attr;
+	int ready[2], fd, status;
 	char byte;
 	pid_t pid;
 
@@ -400,9 +447,14 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 		return -1;
 	}
 
-	err = sleepy_sys_start(attr, sizeof(*attr));
-	if (err) {
-		fprintf(stderr, "sleepy-start: %s\n", sleepy_explain("sleepy_start", err));
+	if (sleepy_kernel_check("sleepy-start")) {
+		unlink(output);
+		return -1;
+	}
+	d.session = sleepy_sys_start(&session_attr);
+	if (d.session < 0) {
+		fprintf(stderr, "sleepy-start: %s\n",
+			sleepy_explain("sleepy_start", d.session));
 		unlink(output);
 		return -1;
 	}
@@ -424,15 +476,18 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
+	/* The drainer holds the session now; ours would keep it alive. */
+	close(d.session);
 	if (read(ready[0], &byte, 1) != 1) {
 		close(ready[0]);
 		waitpid(pid, &status, 0);
-		goto stop;
+		unlink(output);
+		return -1;
 	}
 	close(ready[0]);
 	return pid;
 stop:
-	sleepy_sys_stop(0);
+	close(d.session);	/* ends the session */
 	unlink(output);
 	return -1;
 }
@@ -482,9 +537,12 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 			summary->lost_in_stream +=
 				((const struct sleepy_lost *)record)->count;
 		} else if (record->type == SLEEPY_REC_END) {
-			summary->duration_ns =
-				((const struct sleepy_end *)record)->time_ns -
-				rec.header.start_time_ns;
+			struct sleepy_end end;
+
+			sleepy_end_read(record, &end);
+			summary->duration_ns = end.time_ns -
+					       rec.header.start_time_ns;
+			summary->table_bytes_per_app = end.app_table_bytes;
 		}
 	}
 	if (rec.error[0] || !rec.finished) {
@@ -494,22 +552,6 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 	}
 	sleepy_recording_close(&rec);
 	return ret;
-}
-
-static uint64_t stats_value(const char *key)
-{
-	unsigned long long v = 0;
-	char line[256], fmt[64];
-	FILE *f = fopen(SLEEPY_DEBUGFS "/stats", "r");
-
-	if (!f)
-		return 0;
-	snprintf(fmt, sizeof(fmt), "%s %%llu", key);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, fmt, &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 int sleepy_session_end(pid_t drainer, const char *output,
@@ -530,10 +572,7 @@ int sleepy_session_end(pid_t drainer, const char *output,
 			(int)drainer);
 		return -1;
 	}
-	if (summarize(output, summary))
-		return -1;
-	summary->table_bytes_per_app = stats_value("table_bytes_per_app");
-	return 0;
+	return summarize(output, summary);
 }
 
 void sleepy_summary_print(const struct sleepy_summary *summary,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Sessions as the tools see them: the two system calls, the drainer that
- * copies every CPU's relay file into the recording, and the state file
- * through which sleepy-stop finds the drainer that sleepy-start left.
+ * holds the session's file descriptor and copies every CPU's relay buffer
+ * into the recording, and the state file through which sleepy-stop finds
+ * the drainer that sleepy-start left.
  */
 #ifndef SLEEPY_SESSION_H
 #define SLEEPY_SESSION_H
@@ -12,7 +13,7 @@
 #include <sys/types.h>
 #include <linux/sleepy.h>
 
-#define SLEEPY_DEBUGFS		"/sys/kernel/debug/sleepy"
+#define SLEEPY_ABI_VERSION_FILE	"/proc/sys/kernel/sleepy_abi_version"
 #define SLEEPY_STATE_DIR	"/run/sleepy"
 
 /* Exit codes shared by the tools (documented in their man pages). */
@@ -22,8 +23,14 @@ enum {
 	SLEEPY_EXIT_USAGE = 2,	/* bad command line */
 };
 
-/* The system calls; 0 or -errno. */
-int sleepy_sys_start(const struct sleepy_attr *attr, unsigned int size);
+/*
+ * Whether the running kernel has sleepy with the ABI these tools speak;
+ * if not, prints one line saying so, prefixed with @tool, and returns -1.
+ */
+int sleepy_kernel_check(const char *tool);
+
+/* The system calls: the session's file descriptor, 0, or -errno. */
+int sleepy_sys_start(struct sleepy_attr *attr);
 int sleepy_sys_stop(unsigned int flags);
 
 /* One line saying what went wrong with a system call and what to do. */

@@ -236,9 +236,9 @@ static void test_bad_headers(void)
 
 	b = good_recording();
 	h = (void *)b.data;
-	h->version = SLEEPY_FORMAT_VERSION + 1;
+	h->version = SLEEPY_FILE_VERSION + 1;
 	expect_open_error(&b, "format version", "newer format version");
-	h->version = SLEEPY_FORMAT_VERSION;
+	h->version = SLEEPY_FILE_VERSION;
 	h->machine = 183;	/* EM_AARCH64 */
 	expect_open_error(&b, "ELF machine", "other architecture");
 	h->machine = 62;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of the sleepy_start()/sleepy_stop() ABI and of what a session
- * writes: every documented error, start/stop cycles, appids across fork,
- * exec and pid reuse, and the accounting of samples and drops.  Needs root
- * and debugfs at /sys/kernel/debug.
+ * writes: every documented error, the session file descriptor and its
+ * ioctls, start/stop cycles, appids across fork, exec and pid reuse, the
+ * start walk (zombies, a fork storm, a pid filter), and the accounting of
+ * samples and drops.  Needs root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,12 +27,11 @@
 
 #include "../kselftest_harness.h"
 
-#define SLEEPY_DIR "/sys/kernel/debug/sleepy"
 #define MAX_CPUS 64
 
-static long sys_start(const void *attr, unsigned int size)
+static long sys_start(const void *attr, unsigned int flags)
 {
-	return syscall(__NR_sleepy_start, attr, size);
+	return syscall(__NR_sleepy_start, attr, flags);
 }
 
 static long sys_stop(unsigned int flags)
@@ -51,20 +52,20 @@ struct cpu_stats {
 };
 
 /* Reads whole sub-buffers only, like the drainer. */
-static int read_stream(struct stream *s)
+static int read_stream(int session, struct stream *s)
 {
 	struct sleepy_subbuf_header header;
-	char path[64];
 	int cpu;
 
 	memset(s, 0, sizeof(*s));
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		struct pollfd pfd = { .events = POLLIN };
 
-		snprintf(path, sizeof(path), SLEEPY_DIR "/cpu%d", cpu);
-		pfd.fd = open(path, O_RDONLY);
-		if (pfd.fd < 0)
+		pfd.fd = ioctl(session, SLEEPY_IOC_CPU_BUFFER, cpu);
+		if (pfd.fd < 0 && errno == ENODEV)
 			continue;
+		if (pfd.fd < 0)
+			return -1;
 		while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
 			size_t len;
 
@@ -106,22 +107,22 @@ static void count_records(struct stream *s)
 	}
 }
 
-static int read_stats(struct cpu_stats *stats)
+static int read_stats(int session, struct cpu_stats *stats)
 {
-	unsigned long long cpu, samples, dropped, idle, unknown;
-	char line[256];
-	FILE *f = fopen(SLEEPY_DIR "/stats", "r");
+	int cpu;
 
-	if (!f)
-		return -1;
 	memset(stats, 0, sizeof(*stats) * MAX_CPUS);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "cpu %llu samples %llu dropped %llu idle %llu unknown %llu",
-			   &cpu, &samples, &dropped, &idle, &unknown) == 5 &&
-		    cpu < MAX_CPUS)
-			stats[cpu] = (struct cpu_stats){ samples, dropped };
-	fclose(f);
-	return 0;
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct sleepy_cpu_counters c = { .cpu = cpu };
+
+		if (ioctl(session, SLEEPY_IOC_CPU_COUNTERS, &c)) {
+			if (errno == EINVAL)
+				break;	/* past the possible CPUs */
+			return -1;
+		}
+		stats[cpu] = (struct cpu_stats){ c.samples, c.dropped };
+	}
+	return cpu ? 0 : -1;
 }
 
 static struct sleepy_app_start *find_app(struct stream *s, pid_t pid,
@@ -177,18 +178,32 @@ static pid_t run(const char *path)
 
 FIXTURE(sleepy) {
 	struct sleepy_attr attr;
+	int fd;		/* the session's file descriptor, -1 if none */
 };
 
 FIXTURE_SETUP(sleepy)
 {
-	sys_stop(0);	/* a session a failed test left */
 	memset(&self->attr, 0, sizeof(self->attr));
 	self->attr.size = sizeof(self->attr);
+	self->fd = -1;
+	/* A session left running by someone else makes every test fail. */
+	ASSERT_EQ(-1, sys_stop(0));
+	ASSERT_EQ(ESRCH, errno);
 }
 
 FIXTURE_TEARDOWN(sleepy)
 {
-	sys_stop(0);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Starts a session with @attr into self->fd; 0 or -1. */
+static int start(FIXTURE_DATA(sleepy) *self, struct sleepy_attr *attr)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	self->fd = sys_start(attr, 0);
+	return self->fd < 0 ? -1 : 0;
 }
 
 #define EXPECT_ERRNO(err, call) do {		\
@@ -197,20 +212,40 @@ FIXTURE_TEARDOWN(sleepy)
 	EXPECT_EQ(err, errno);			\
 } while (0)
 
+/* E2BIG writes back the size the kernel supports, as perf does. */
+static void expect_e2big(struct __test_metadata *_metadata, void *attr,
+			 __u32 size)
+{
+	struct sleepy_attr *a = attr;
+
+	a->size = size;
+	EXPECT_ERRNO(E2BIG, sys_start(a, 0));
+	EXPECT_EQ(SLEEPY_ATTR_SIZE_VER0, a->size);
+}
+
 TEST_F(sleepy, bad_size)
 {
-	char big[8192] = {};
+	char big[8192] __attribute__((aligned(8))) = {};
 
-	EXPECT_ERRNO(EINVAL, sys_start(&self->attr, 0));
-	EXPECT_ERRNO(EINVAL, sys_start(&self->attr, SLEEPY_ATTR_SIZE_VER0 - 8));
-	EXPECT_ERRNO(E2BIG, sys_start(big, sizeof(big)));
-	EXPECT_ERRNO(E2BIG, sys_start(big, 0xffffffffu));
+	expect_e2big(_metadata, big, SLEEPY_ATTR_SIZE_VER0 - 8);
+	expect_e2big(_metadata, big, 1);
+	expect_e2big(_metadata, big, sizeof(big));
+	expect_e2big(_metadata, big, 0xffffffffu);
 	/* Longer than we know: fine if the tail is zero, E2BIG if not. */
 	memcpy(big, &self->attr, sizeof(self->attr));
-	ASSERT_EQ(0, sys_start(big, sizeof(self->attr) + 64));
+	((struct sleepy_attr *)big)->size = sizeof(self->attr) + 64;
+	ASSERT_EQ(0, start(self, (void *)big));
 	ASSERT_EQ(0, sys_stop(0));
 	big[sizeof(self->attr) + 8] = 1;
-	EXPECT_ERRNO(E2BIG, sys_start(big, sizeof(self->attr) + 64));
+	expect_e2big(_metadata, big, sizeof(self->attr) + 64);
+	/* Size 0 is the first version. */
+	self->attr.size = 0;
+	EXPECT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
+	/* Unknown syscall flags. */
+	self->attr.size = sizeof(self->attr);
+	EXPECT_ERRNO(EINVAL, sys_start(&self->attr, 1));
+	EXPECT_ERRNO(EINVAL, sys_start(&self->attr, 0x80000000u));
 }
 
 TEST_F(sleepy, bad_pointer)
@@ -218,9 +253,9 @@ TEST_F(sleepy, bad_pointer)
 	void *unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	ASSERT_NE(MAP_FAILED, unmapped);
-	EXPECT_ERRNO(EFAULT, sys_start(NULL, sizeof(self->attr)));
-	EXPECT_ERRNO(EFAULT, sys_start(unmapped, sizeof(self->attr)));
-	EXPECT_ERRNO(EFAULT, sys_start((void *)0xffffffff81000000ul, sizeof(self->attr)));
+	EXPECT_ERRNO(EFAULT, sys_start(NULL, 0));
+	EXPECT_ERRNO(EFAULT, sys_start(unmapped, 0));
+	EXPECT_ERRNO(EFAULT, sys_start((void *)0xffffffff81000000ul, 0));
 	munmap(unmapped, 4096);
 }
 
@@ -229,36 +264,126 @@ TEST_F(sleepy, bad_attr)
 	struct sleepy_attr a;
 
 	a = self->attr; a.flags = 1ull << 40;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.__reserved = 1;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.frequency = SLEEPY_MAX_FREQUENCY + 1;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.buffer_size = 4096;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.buffer_size = SLEEPY_MIN_BUFFER_SIZE + 1;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.buffer_size = 2ull * SLEEPY_MAX_BUFFER_SIZE;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.flags = SLEEPY_FLAG_FOLLOW_CHILDREN;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.pid = 0x7fffffff;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.pid = 5000000;	/* above PID_MAX_LIMIT */
-	EXPECT_ERRNO(EINVAL, sys_start(&a, sizeof(a)));
-	a = self->attr; a.pid = 32767;
-	if (kill(a.pid, 0) && errno == ESRCH)
-		EXPECT_ERRNO(ESRCH, sys_start(&a, sizeof(a)));
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
+	/* A pid that surely is free: a child's, reaped. */
+	a = self->attr;
+	a.pid = fork();
+	if (!a.pid)
+		_exit(0);
+	ASSERT_LT(0, (int)a.pid);
+	ASSERT_EQ((pid_t)a.pid, waitpid(a.pid, NULL, 0));
+	EXPECT_ERRNO(ESRCH, sys_start(&a, 0));
 	EXPECT_ERRNO(EINVAL, sys_stop(1));
 }
 
 TEST_F(sleepy, busy_and_not_running)
 {
 	EXPECT_ERRNO(ESRCH, sys_stop(0));
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
-	EXPECT_ERRNO(EBUSY, sys_start(&self->attr, sizeof(self->attr)));
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_ERRNO(EBUSY, sys_start(&self->attr, 0));
 	EXPECT_EQ(0, sys_stop(0));
 	EXPECT_ERRNO(ESRCH, sys_stop(0));
+	/* A stopped session whose descriptor is open does not block. */
+	EXPECT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
+}
+
+/* The descriptor owns the session: closing it stops sampling. */
+TEST_F(sleepy, close_stops_session)
+{
+	int flags;
+
+	self->attr.frequency = 10000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	flags = fcntl(self->fd, F_GETFD);
+	EXPECT_TRUE(flags & FD_CLOEXEC);
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_ERRNO(ESRCH, sys_stop(0));
+	/* A child holding a copy keeps it alive until it exits. */
+	ASSERT_EQ(0, start(self, &self->attr));
+	if (!fork()) {
+		sleep(1);
+		_exit(0);
+	}
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_ERRNO(EBUSY, sys_start(&self->attr, 0));
+	wait(NULL);
+	EXPECT_ERRNO(ESRCH, sys_stop(0));
+}
+
+TEST_F(sleepy, ioctls)
+{
+	struct sleepy_cpu_counters c = { .cpu = MAX_CPUS * 1024 };
+	struct sleepy_session_info info;
+	int buf;
+
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SLEEPY_IOC_CPU_COUNTERS, &c));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, SLEEPY_IOC_CPU_COUNTERS, NULL));
+	EXPECT_ERRNO(ENODEV, ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, 1UL << 20));
+	EXPECT_ERRNO(ENODEV, ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, -1L));
+	EXPECT_ERRNO(ENOTTY, ioctl(self->fd, _IO(SLEEPY_IOC_MAGIC, 99), 0));
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_SESSION_INFO, &info));
+	EXPECT_EQ(1, info.running);
+	EXPECT_EQ(0, info.stop_ns);
+	EXPECT_EQ(SLEEPY_DEFAULT_BUFFER_SIZE, info.buffer_size);
+	buf = ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, 0);
+	ASSERT_LE(0, buf);
+	EXPECT_TRUE(fcntl(buf, F_GETFD) & FD_CLOEXEC);
+	EXPECT_ERRNO(EBADF, write(buf, "x", 1));
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_SESSION_INFO, &info));
+	EXPECT_EQ(0, info.running);
+	EXPECT_LT(info.start_ns, info.stop_ns);
+	/* The buffer outlives the session's descriptor. */
+	close(self->fd);
+	self->fd = -1;
+	{
+		struct sleepy_subbuf_header h;
+
+		EXPECT_EQ(sizeof(h), read(buf, &h, sizeof(h)));
+		EXPECT_EQ(0, h.cpu);
+	}
+	close(buf);
+}
+
+/* Records carry global pids: a child pid namespace may not start one. */
+TEST_F(sleepy, pid_namespace_refused)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, unshare(CLONE_NEWPID));
+	pid = fork();
+	if (!pid) {
+		if (sys_start(&self->attr, 0) != -1 || errno != EPERM)
+			_exit(11);
+		if (sys_stop(0) != -1 || errno != EPERM)
+			_exit(12);
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_F(sleepy, unprivileged)
@@ -266,19 +391,21 @@ TEST_F(sleepy, unprivileged)
 	int status;
 	pid_t pid;
 
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
+	ASSERT_EQ(0, start(self, &self->attr));
 	pid = fork();
 	if (!pid) {
 		/* Dropping root drops every capability. */
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(10);
-		if (sys_start(&self->attr, sizeof(self->attr)) != -1 || errno != EPERM)
+		/* As perf with kernel.perf_event_paranoid at its default. */
+		if (sys_start(&self->attr, 0) != -1 || errno != EACCES)
 			_exit(11);
-		if (sys_stop(0) != -1 || errno != EPERM)
+		if (sys_stop(0) != -1 || errno != EACCES)
 			_exit(12);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(0, sys_stop(0));	/* still ours to stop */
 }
@@ -291,13 +418,22 @@ TEST_F(sleepy, start_stop_start)
 
 	self->attr.frequency = 1000;
 	for (round = 0; round < 3; round++) {
-		ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
-		spin(100);
+		uint64_t samples = 0;
+		int cpu;
+
+		ASSERT_EQ(0, start(self, &self->attr));
+		spin(200);
 		ASSERT_EQ(0, sys_stop(0));
-		ASSERT_EQ(0, read_stream(&s));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
 		/* The walk at start announced this very process. */
 		EXPECT_NE(NULL, find_app(&s, getpid(), NULL, 0));
-		ASSERT_EQ(0, read_stats(stats));
+		ASSERT_EQ(0, read_stats(self->fd, stats));
+		count_records(&s);
+		for (cpu = 0; cpu < MAX_CPUS; cpu++)
+			samples += s.samples[cpu];
+		/* 200 ms busy at 1 kHz: about 200 on this CPU alone. */
+		EXPECT_GT(samples, 100) TH_LOG("round %d: %llu samples", round,
+					       (unsigned long long)samples);
 		free(s.records);
 	}
 }
@@ -308,13 +444,13 @@ TEST_F(sleepy, fork_new_instance)
 	struct stream s;
 	pid_t pid;
 
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
+	ASSERT_EQ(0, start(self, &self->attr));
 	pid = fork();
 	if (!pid)
 		_exit(0);
 	waitpid(pid, NULL, 0);
 	ASSERT_EQ(0, sys_stop(0));
-	ASSERT_EQ(0, read_stream(&s));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
 	me = find_app(&s, getpid(), NULL, 0);
 	child = find_app(&s, pid, NULL, 0);
 	ASSERT_NE(NULL, me);
@@ -334,11 +470,11 @@ TEST_F(sleepy, exec_new_instance)
 	struct stream s;
 	pid_t pid1, pid2;
 
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
+	ASSERT_EQ(0, start(self, &self->attr));
 	pid1 = run("/bin/true");
 	pid2 = run("/bin/true");
 	ASSERT_EQ(0, sys_stop(0));
-	ASSERT_EQ(0, read_stream(&s));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
 	/* Per-CPU streams are not in time order: tell them apart by name. */
 	first = find_app(&s, pid1, "true", 0);
 	second = find_app(&s, pid2, "true", 0);
@@ -379,7 +515,7 @@ TEST_F(sleepy, pid_reuse_new_appid)
 	/* A pid nobody uses. */
 	for (tid = 20000; tid < 30000 && !(kill(tid, 0) && errno == ESRCH); tid++)
 		;
-	ASSERT_EQ(0, sys_start(&self->attr, sizeof(self->attr)));
+	ASSERT_EQ(0, start(self, &self->attr));
 	for (i = 0; i < 2; i++) {
 		pid = clone_with_tid(tid);
 		if (!pid)
@@ -388,7 +524,7 @@ TEST_F(sleepy, pid_reuse_new_appid)
 		waitpid(pid, NULL, 0);
 	}
 	ASSERT_EQ(0, sys_stop(0));
-	ASSERT_EQ(0, read_stream(&s));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
 	first = find_app(&s, tid, NULL, 0);
 	second = find_app(&s, tid, NULL, 1);
 	ASSERT_NE(NULL, first);
@@ -407,16 +543,16 @@ TEST_F(sleepy, pid_reuse_new_appid)
 }
 
 /* A session of @ms busy milliseconds: its stream and its counters. */
-static int record_busy(const struct sleepy_attr *attr, int ms,
-		       struct stream *s, struct cpu_stats *stats)
+static int record_busy(FIXTURE_DATA(sleepy) *self, int ms, struct stream *s,
+		       struct cpu_stats *stats)
 {
-	if (sys_start(attr, sizeof(*attr)))
+	if (start(self, &self->attr))
 		return -1;
 	spin(ms);
-	if (sys_stop(0) || read_stream(s))
+	if (sys_stop(0) || read_stream(self->fd, s))
 		return -1;
 	count_records(s);
-	return read_stats(stats);
+	return read_stats(self->fd, stats);
 }
 
 /* Every sample the kernel counted is in the stream, and nothing else. */
@@ -428,7 +564,7 @@ TEST_F(sleepy, samples_match_counters)
 	int cpu;
 
 	self->attr.frequency = 2000;
-	ASSERT_EQ(0, record_busy(&self->attr, 500, &s, stats));
+	ASSERT_EQ(0, record_busy(self, 500, &s, stats));
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
 		EXPECT_EQ(0, stats[cpu].dropped);
@@ -448,7 +584,7 @@ TEST_F(sleepy, drops_counted_without_reader)
 
 	self->attr.frequency = 10000;
 	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
-	ASSERT_EQ(0, record_busy(&self->attr, 1000, &s, stats));
+	ASSERT_EQ(0, record_busy(self, 1000, &s, stats));
 	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
 		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
 		/* Losses reported in-stream never exceed those counted. */
@@ -462,6 +598,319 @@ TEST_F(sleepy, drops_counted_without_reader)
 	TH_LOG("kept %llu samples, dropped %llu records",
 	       (unsigned long long)kept, (unsigned long long)dropped);
 	free(s.records);
+}
+
+/* Every APP_START and APP_EXIT of @s, counted per appid. */
+static void count_announcements(struct stream *s, unsigned int *starts,
+				unsigned int *exits, unsigned int max)
+{
+	struct sleepy_record_header *r;
+
+	memset(starts, 0, max * sizeof(*starts));
+	memset(exits, 0, max * sizeof(*exits));
+	for_each_record(s, r) {
+		uint32_t appid = r->type == SLEEPY_REC_APP_START ?
+				 ((struct sleepy_app_start *)r)->appid :
+				 r->type == SLEEPY_REC_APP_EXIT ?
+				 ((struct sleepy_app_exit *)r)->appid : 0;
+
+		if (!appid || appid >= max)
+			continue;
+		if (r->type == SLEEPY_REC_APP_START)
+			starts[appid]++;
+		else
+			exits[appid]++;
+	}
+}
+
+/*
+ * A zombie's exit hook ran before the session: the start walk must not
+ * announce it (it would never see an exit), nor any process twice while
+ * others fork and exit as fast as they can.
+ */
+TEST_F(sleepy, start_walk_zombies_and_fork_storm)
+{
+	enum { MAX_APPID = 1 << 16 };
+	static unsigned int starts[MAX_APPID], exits[MAX_APPID];
+	pid_t zombie, stormers[2];
+	struct stream s;
+	int i, round, bad = 0;
+
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	ASSERT_LT(0, zombie);
+	for (i = 0; i < 2; i++) {
+		stormers[i] = fork();
+		if (!stormers[i]) {
+			for (;;) {
+				pid_t p = fork();
+
+				if (!p)
+					_exit(0);
+				waitpid(p, NULL, 0);
+			}
+		}
+	}
+	usleep(100000);	/* the zombie has exited, the storm runs */
+	for (round = 0; round < 5; round++) {
+		ASSERT_EQ(0, start(self, &self->attr));
+		usleep(50000);
+		ASSERT_EQ(0, sys_stop(0));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
+		EXPECT_EQ(NULL, find_app(&s, zombie, NULL, 0));
+		count_announcements(&s, starts, exits, MAX_APPID);
+		for (i = 1; i < MAX_APPID; i++)
+			if (starts[i] != 1 && (starts[i] || exits[i]))
+				bad++;
+			else if (exits[i] > 1)
+				bad++;
+		EXPECT_EQ(0, bad) TH_LOG("round %d: %d appids with other than one start and at most one exit",
+					 round, bad);
+		free(s.records);
+	}
+	for (i = 0; i < 2; i++) {
+		kill(stormers[i], SIGKILL);
+		waitpid(stormers[i], NULL, 0);
+	}
+	waitpid(zombie, NULL, 0);
+}
+
+/* A pid-filtered session announces the selected process only. */
+TEST_F(sleepy, pid_filter_announces_selected_only)
+{
+	struct sleepy_record_header *r;
+	struct stream s;
+	int others = 0, mine = 0;
+	pid_t child;
+
+	self->attr.pid = getpid();
+	self->attr.frequency = 1000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	child = run("/bin/true");	/* not followed: not announced */
+	spin(100);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		if (r->type != SLEEPY_REC_APP_START)
+			continue;
+		if (((struct sleepy_app_start *)r)->pid == (uint32_t)getpid())
+			mine++;
+		else
+			others++;
+	}
+	EXPECT_EQ(1, mine);
+	EXPECT_EQ(0, others) TH_LOG("child %d", child);
+	count_records(&s);
+	free(s.records);
+
+	/* With --follow the child is in. */
+	self->attr.flags = SLEEPY_FLAG_FOLLOW_CHILDREN;
+	ASSERT_EQ(0, start(self, &self->attr));
+	child = run("/bin/true");
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_NE(NULL, find_app(&s, child, "true", 0));
+	free(s.records);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Samples of @cpu in @s taken at or after @since. */
+static uint64_t samples_on(struct stream *s, unsigned int cpu, uint64_t since)
+{
+	struct sleepy_record_header *r;
+	uint64_t n = 0;
+
+	for_each_record(s, r)
+		if (r->type == SLEEPY_REC_SAMPLE && r->cpu == cpu &&
+		    ((struct sleepy_sample *)r)->time_ns >= since)
+			n++;
+	return n;
+}
+
+static void pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* A child spinning on @cpu until killed. */
+static pid_t hog(int cpu)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		pin(0, cpu);
+		for (;;)
+			;
+	}
+	return pid;
+}
+
+static void unhog(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+static int set_cpu1(const char *state)
+{
+	int fd = open(CPU1_ONLINE, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, state, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * CPU 1 goes offline and online during 10 kHz sessions and between them:
+ * no timer is left on another CPU (the console scan catches the kernel's
+ * warnings), and CPU 1 is sampled again once it is back, also when it
+ * was offline at the start.
+ */
+TEST_F(sleepy, cpu_hotplug)
+{
+	struct stream s;
+	uint64_t since;
+	int round;
+	pid_t h;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU: nothing to unplug");
+	ASSERT_EQ(0, access(CPU1_ONLINE, W_OK));
+	self->attr.frequency = 10000;
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, start(self, &self->attr));
+		h = hog(1);
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1("0"));
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1("1"));
+		pin(h, 1);	/* the unplug widened its affinity */
+		since = now_ns();
+		usleep(300000);
+		unhog(h);
+		ASSERT_EQ(0, sys_stop(0));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
+		EXPECT_GT(samples_on(&s, 1, since), 100)
+			TH_LOG("round %d: CPU 1 back online, %llu samples from it",
+			       round, (unsigned long long)samples_on(&s, 1, since));
+		free(s.records);
+		/* Between sessions. */
+		ASSERT_EQ(0, set_cpu1("0"));
+		ASSERT_EQ(0, set_cpu1("1"));
+	}
+	/* Offline at the start, online during the session. */
+	ASSERT_EQ(0, set_cpu1("0"));
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(0, set_cpu1("1"));
+	h = hog(1);
+	since = now_ns();
+	usleep(300000);
+	unhog(h);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_GT(samples_on(&s, 1, since), 100);
+	free(s.records);
+}
+
+/*
+ * CPU 1 idle across the start parks its timer; a hog that then runs there
+ * must be sampled (the idle exit restarts the timer).
+ */
+TEST_F(sleepy, idle_cpu_sampled_after_start)
+{
+	struct stream s;
+	uint64_t since;
+	pid_t h;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU");
+	pin(0, 0);
+	self->attr.frequency = 1000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	usleep(200000);		/* CPU 1 idle for many periods: parked */
+	since = now_ns();
+	h = hog(1);
+	usleep(300000);
+	unhog(h);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_GT(samples_on(&s, 1, since), 100);
+	free(s.records);
+}
+
+static uint64_t mem_available_kb(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* The tools die with SIGKILL: sampling stops, the buffers come back. */
+TEST_F(sleepy, killed_owner_ends_session)
+{
+	uint64_t before, during, after;
+	int ready[2], status;
+	char byte;
+	pid_t owner;
+
+	ASSERT_EQ(0, pipe(ready));
+	before = mem_available_kb();
+	owner = fork();
+	if (!owner) {
+		struct sleepy_attr a = {
+			.size = sizeof(a),
+			.frequency = 10000,
+			.buffer_size = 32 << 20,
+		};
+
+		if (sys_start(&a, 0) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	during = mem_available_kb();
+	/* Buffers of 32 MiB on each CPU are allocated. */
+	EXPECT_GT(before, during + 24 * 1024);
+	EXPECT_ERRNO(EBUSY, sys_start(&self->attr, 0));
+	kill(owner, SIGKILL);
+	ASSERT_EQ(owner, waitpid(owner, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_ERRNO(ESRCH, sys_stop(0));
+	after = mem_available_kb();
+	EXPECT_GT(after + 8 * 1024, before)
+		TH_LOG("MemAvailable %llu kB before, %llu during, %llu after",
+		       (unsigned long long)before, (unsigned long long)during,
+		       (unsigned long long)after);
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
 }
 
 TEST_HARNESS_MAIN
