@@ -246,8 +246,8 @@ static void sleepy_test_close(struct kunit *test, struct sleepy_buffer *buffer)
 }
 
 /* One CPU's counters as the session's ioctl reports them. */
-static struct sleepy_cpu_counters sleepy_test_counters(struct sleepy_buffer *buffer,
-							unsigned int cpu)
+static struct sleepy_cpu_counters
+sleepy_test_counters(struct sleepy_buffer *buffer, unsigned int cpu)
 {
 	struct sleepy_cpu_counters counters = { .cpu = cpu };
 
