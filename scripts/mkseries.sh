@@ -13,27 +13,103 @@ tarball=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 git_() { git -C "$tree" -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
 
-# One commit per logical change: "subject|overlay paths|patch file".
+# One commit per concern, in an order that builds at every step:
+# "subject|overlay paths|patch file|body".  A commit with a patch file and
+# no subject takes the patch's own message; one with a subject and a patch
+# file takes both changes under the subject.
 commits=(
-"|"'|0001-relay-channels-without-files.patch'
-"sleepy: add a sampling profiler with per-application ids|include/uapi/linux/sleepy.h include/linux/sleepy.h kernel/sleepy|0002-sleepy-build.patch"
-"|"'|0003-sleepy-syscalls.patch'
-"|"'|0004-sleepy-hooks.patch'
-"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|"
-"|"'|0005-selftests-sleepy.patch'
-"|Documentation/userspace-api/sleepy.rst|0006-sleepy-docs.patch"
+"|"'|0001-relay-channels-without-files.patch|'
+"sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
+"sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
+"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c|0003-sleepy-syscalls.patch|session"
+"|"'|0004-x86-sleepy-syscalls.patch|'
+"|"'|0005-sleepy-tick-hook.patch|'
+"|"'|0006-sched-idle-sleepy-hook.patch|'
+"|"'|0007-sleepy-fork-exit-hooks.patch|'
+"|"'|0008-exec-sleepy-hook.patch|'
+"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0009-selftests-sleepy.patch|selftest"
+"|Documentation/userspace-api/sleepy.rst|0010-sleepy-docs.patch|"
 )
-core_body="sleepy samples the interrupted context of every CPU from the timer
-tick, or from a per-CPU hard-irq hrtimer at a chosen frequency, and
-writes the samples with an application id (program name + instance,
-unique for the session even across pid reuse) into per-CPU relay
-buffers, read through file descriptors the session hands out.  The appid tables are read under
-RCU from the interrupt and changed only in process context; the
-buffers are written with interrupts off by their own CPU, so neither
-needs a lock on the sampling path.  KUnit tests cover both."
-selftest_body="kselftest harness tests of every documented error of sleepy_start()
-and sleepy_stop(), of start/stop cycles, of new appids on fork, exec
-and pid reuse, and of the accounting of samples and drops."
+declare -A bodies
+bodies[apps]="An appid names one instance of one program for a whole profiling
+session: the program name plus how often that name started, so that
+sh#3 and sh#4 stay apart in a profile after both are gone and their
+pids are reused, which a pid or a comm alone cannot do.
+
+The tables map a live thread group to its appid (pid_appid) and a name
+to its instance count (max_appid).  They are changed in process context
+under a spinlock and read from the sampling interrupt under RCU; their
+entries come from pools allocated when a session starts, so no path
+allocates and a full pool is counted, not fatal.  A mapping can be made
+conditional on the process still being alive, checked under the lock,
+so a start that races with an exit cannot leave a stale one.
+
+KUnit tests cover instances, pid reuse, exited processes, overflow and
+concurrent writers against lock-free readers."
+bodies[buffer]="Samples are taken in hard-irq context on every CPU and must never wait:
+each CPU writes its own relay buffer with interrupts off, so writers do
+not nest and need no lock.  Each sub-buffer starts with a header whose
+committed count the writer advances with a release store after every
+record, and a whole sub-buffer is published with a write barrier before
+relay moves on, pairing with the acquire in relay's reader, so a reader
+takes only complete records.  Full buffers drop and count; the loss is
+announced in-stream as soon as a record fits again.  Counters use
+u64_stats so that 32-bit readers see whole values.
+
+The channel has no files: a reader gets a descriptor for one CPU's
+buffer, with relay's file operations, from the session (next patch), so
+neither debugfs nor root is needed to read it.
+
+KUnit tests cover full buffers, wrap-around behind a reader and a
+hard-irq writer nesting over a process-context one."
+bodies[session]="sleepy_start() creates the one session of the system and returns a file
+descriptor that owns it: sleepy_stop() ends sampling, and closing the
+last reference stops the session if it still runs and frees its
+buffers, so a session never outlives its tools.  ioctls on it hand out
+a read descriptor per CPU buffer, the per-CPU counters and the session
+times.
+
+While a session runs, the tick (or a pinned hard-irq hrtimer per CPU at
+a chosen frequency) samples the interrupted context with the appid of
+its process, and the process hooks keep the tables.  Hooks find the
+session through an RCU pointer behind a static key; the stop clears it
+and waits for a grace period before it cancels the timers.  A CPU
+hotplug state starts and cancels each CPU's timer, so a CPU that goes
+down does not leave its timer on another one and a CPU that comes up
+is sampled.  The timer rearms at least half a period ahead, counting
+the periods it skipped, and parks on an idle CPU until it leaves idle.
+
+Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
+perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
+child pid namespace are refused because records carry global pids.
+kernel.sleepy_max_frequency bounds the rate as perf_event_max_sample_rate
+does, and kernel.sleepy_abi_version tells tools whether the kernel
+speaks their ABI before they call it."
+bodies[selftest]="kselftest harness tests of every documented error of sleepy_start() and
+sleepy_stop(), E2BIG write-back, the session descriptor (close stops
+the session, a killed owner frees the buffers), its ioctls, refusal in
+a pid namespace, start/stop cycles, new appids on fork, exec and pid
+reuse, the start walk against zombies and a fork storm, a pid filter,
+CPU hotplug during sessions, an idle CPU sampled after the start, and
+the accounting of samples and drops.  Added to the default TARGETS."
+
+# kernel/sleepy/Makefile as it stands after a commit: the objects whose
+# sources the commit has added so far, in the final Makefile's order.
+write_sleepy_makefile() {
+	local dir=$tree/kernel/sleepy core="" tests="" o
+	[ -d "$dir" ] || return 0
+	for o in apps buffer session sampling process; do
+		[ -f "$dir/$o.c" ] && core+=" $o.o"
+	done
+	for o in apps_kunit buffer_kunit; do
+		[ -f "$dir/$o.c" ] && tests+=" $o.o"
+	done
+	{
+		echo "# SPDX-License-Identifier: GPL-2.0"
+		echo "obj-y				+=$core"
+		[ -z "$tests" ] || echo "obj-\$(CONFIG_SLEEPY_KUNIT_TEST)	+=$tests"
+	} > "$dir/Makefile"
+}
 
 if [ ! -d "$tree/.git" ]; then
 	echo "mkseries: making a git tree of the pristine source (once)"
@@ -50,27 +126,29 @@ git_ clean -fdqx
 git_ checkout -qB sleepy
 
 for entry in "${commits[@]}"; do
-	IFS='|' read -r subject paths patch <<< "$entry"
+	IFS='|' read -r subject paths patch body <<< "$entry"
 	for p in $paths; do
 		mkdir -p "$tree/$(dirname "$p")"
 		cp -r "$top/kernel-overlay/$p" "$tree/$(dirname "$p")/"
 	done
+	write_sleepy_makefile
 	msg=$(mktemp)
 	if [ -n "$patch" ]; then
 		git_ apply --index "$top/patches/$patch"
-		[ -n "$subject" ] || { sed '/^---$/,$d' "$top/patches/$patch" > "$msg"; }
+		[ -n "$subject" ] || sed '/^---$/,$d' "$top/patches/$patch" > "$msg"
 	fi
 	if [ -n "$subject" ]; then
-		case $subject in
-		sleepy:*) body=$core_body ;;
-		selftests*) body=$selftest_body ;;
-		esac
-		printf '%s\n\n%s\n\nSigned-off-by: sleepy developers <sleepy@localhost>\n' "$subject" "$body" > "$msg"
+		printf '%s\n\n%s\n\nSigned-off-by: sleepy developers <sleepy@localhost>\n' \
+			"$subject" "${bodies[$body]}" > "$msg"
 	fi
 	git_ add -A -f
 	git_ commit -q -F "$msg"
 	rm -f "$msg"
 done
+cmp -s "$tree/kernel/sleepy/Makefile" "$top/kernel-overlay/kernel/sleepy/Makefile" ||
+	{ echo "mkseries: kernel/sleepy/Makefile of the series differs from kernel-overlay's" >&2; exit 1; }
+[ -z "$(cd "$top/kernel-overlay" && find . -type f | while read -r f; do cmp -s "$f" "$tree/$f" || echo "$f"; done)" ] ||
+	{ echo "mkseries: a kernel-overlay file is missing from the series" >&2; exit 1; }
 
 rm -rf "$out"; mkdir -p "$out"
 git_ format-patch -q --cover-letter -o "$out" base..sleepy
@@ -84,8 +162,36 @@ s = s.replace("*** BLURB HERE ***", """This series adds sleepy, a sampling profi
 for SMP: the timer tick (or a per-CPU hrtimer) records the interrupted
 instruction pointers with an application id (program name + instance,
 unique for the whole session even when pids are reused), into lock-free
-per-CPU relay buffers; sleepy_start() returns a file descriptor that
-owns the session and hands out the buffers, sleepy_stop() ends it.  With no session running each hook is one static branch.
+per-CPU relay buffers.  sleepy_start() returns a file descriptor that owns
+the session and hands out the buffers; sleepy_stop() ends it.  With no
+session running each hook is one static branch.
+
+Why not perf record -a and appids rebuilt in user space from COMM, FORK
+and EXIT records?  perf marks exec COMMs (PERF_RECORD_MISC_COMM_EXEC), so
+instances can be rebuilt from a complete stream; what cannot be rebuilt
+is a stream with holes: FORK/EXIT/COMM records are lost together with
+samples when perf's buffer overflows, and the samples after the hole
+belong to a pid that may have been reused.  sleepy assigns the appid in
+the kernel at fork, exec and exit, where these events are exact, and
+stores it in every sample: a lost record loses itself, never the
+identity of the others.  The cost per sample against perf's is measured
+by the project's benchmark (make bench); the figures on equal terms are
+not yet in this letter.
+
+Design choices a reviewer will ask about:
+- Hooks: one static-branch call each in the tick, the idle loop's exit,
+  fork, exec and exit; the bodies live in kernel/sleepy/.
+- Ownership: the session is an anonymous file; closing it (a crashed or
+  killed tool) stops sampling and frees the buffers.
+- CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
+  timers; start and stop hold cpus_read_lock().
+- Permissions: perf's model for CPU-wide events, kptr_restrict for kernel
+  IPs, refused in child pid namespaces (records carry global pids).
+- Syscall numbers 1000/1001: outside the range upstream assigns in order,
+  so tools built against this series get ENOSYS on other kernels; to be
+  replaced by the next free numbers on merge.
+- relay: patch 1 lets a channel live without files and orders relay's
+  reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
 sleepy-parse) live in the sleepy project, with a QEMU setup that builds,

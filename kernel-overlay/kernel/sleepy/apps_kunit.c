@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the sleepy appid tables and per-CPU buffers.
- *
- * The tests build their own tables and channels, independent of any
- * running session, and read the buffers directly through the relay
- * structures.
+ * KUnit tests of the sleepy appid tables: instances, pid reuse, exited
+ * processes, overflow, and concurrent inserts and deletes against RCU
+ * lookups.  The tests build tables of their own, independent of any
+ * running session.
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
-#include <linux/hrtimer.h>
 #include <linux/kthread.h>
-#include <linux/relay.h>
 
 #include "sleepy.h"
 
@@ -209,206 +206,18 @@ static void sleepy_test_concurrent(struct kunit *test)
 	sleepy_apps_destroy(apps);
 }
 
-/* Walks the records of sub-buffer @index of @cpu's buffer. */
-static void sleepy_test_count(struct kunit *test, struct sleepy_buffer *buffer,
-			      int cpu, size_t index, unsigned int *counts)
-{
-	struct rchan_buf *buf = *per_cpu_ptr(buffer->chan->buf, cpu);
-	void *subbuf = buf->start + index * buffer->chan->subbuf_size;
-	struct sleepy_subbuf_header *header = subbuf;
-	struct sleepy_record_header *record;
-	size_t offset = sizeof(*header);
-
-	KUNIT_EXPECT_EQ(test, (u32)cpu, header->cpu);
-	KUNIT_EXPECT_LE(test, header->committed, buffer->chan->subbuf_size);
-	while (offset < header->committed) {
-		record = subbuf + offset;
-		if (record->size < sizeof(*record) || record->type >= 8 ||
-		    record->cpu != cpu) {
-			KUNIT_FAIL(test, "bad record at %zu", offset);
-			break;
-		}
-		counts[record->type]++;
-		offset += record->size;
-	}
-	KUNIT_EXPECT_EQ(test, offset, (size_t)header->committed);
-}
-
-static int sleepy_test_open(struct kunit *test, struct sleepy_buffer *buffer,
-			    size_t size)
-{
-	return sleepy_buffer_open(buffer, size);
-}
-
-static void sleepy_test_close(struct kunit *test, struct sleepy_buffer *buffer)
-{
-	sleepy_buffer_close(buffer);
-}
-
-/* One CPU's counters as the session's ioctl reports them. */
-static struct sleepy_cpu_counters
-sleepy_test_counters(struct sleepy_buffer *buffer, unsigned int cpu)
-{
-	struct sleepy_cpu_counters counters = { .cpu = cpu };
-
-	sleepy_buffer_count(buffer, cpu, &counters);
-	return counters;
-}
-
-static bool sleepy_test_write_sample(struct sleepy_buffer *buffer, u32 tid)
-{
-	struct sleepy_sample sample = { .tid = tid, .appid = 1 };
-
-	return sleepy_buffer_write(buffer, &sample, SLEEPY_REC_SAMPLE,
-				   sizeof(sample));
-}
-
-/* Fill to the brim: every write either lands or is counted as dropped. */
-static void sleepy_test_full(struct kunit *test)
-{
-	struct sleepy_buffer buffer;
-	struct sleepy_buffer_stats *stats;
-	struct sleepy_cpu_counters counters;
-	unsigned int counts[8] = {}, written = 0, tries = 0;
-	struct rchan_buf *buf;
-	size_t i;
-	int cpu;
-
-	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 16384));
-	cpu = get_cpu();
-	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
-	stats = per_cpu_ptr(buffer.stats, cpu);
-	for (tries = 0; tries < 1000; tries++)
-		written += sleepy_test_write_sample(&buffer, tries);
-
-	counters = sleepy_test_counters(&buffer, cpu);
-	KUNIT_EXPECT_EQ(test, (u64)written, counters.samples);
-	KUNIT_EXPECT_EQ(test, (u64)(tries - written), counters.dropped);
-	KUNIT_EXPECT_GT(test, counters.dropped, 0ULL);
-	/* Two sub-buffers stay free: one to move to, one for the flush. */
-	KUNIT_EXPECT_EQ(test, buffer.chan->n_subbufs - 2, buf->subbufs_produced);
-	for (i = 0; i <= buf->subbufs_produced; i++)
-		sleepy_test_count(test, &buffer, cpu, i, counts);
-	KUNIT_EXPECT_EQ(test, written, counts[SLEEPY_REC_SAMPLE]);
-
-	/* The reader frees everything: the loss is reported first. */
-	relay_subbufs_consumed(buffer.chan, cpu, buffer.chan->n_subbufs);
-	KUNIT_EXPECT_TRUE(test, sleepy_test_write_sample(&buffer, 0));
-	KUNIT_EXPECT_EQ(test, 0ULL, stats->lost_pending);
-	i = buf->subbufs_produced % buffer.chan->n_subbufs;
-	memset(counts, 0, sizeof(counts));
-	sleepy_test_count(test, &buffer, cpu, i, counts);
-	KUNIT_EXPECT_EQ(test, 1U, counts[SLEEPY_REC_LOST]);
-	KUNIT_EXPECT_EQ(test, 1U, counts[SLEEPY_REC_SAMPLE]);
-	put_cpu();
-	sleepy_test_close(test, &buffer);
-}
-
-/* A reader that keeps up lets the writer wrap around without loss. */
-static void sleepy_test_wrap(struct kunit *test)
-{
-	struct sleepy_buffer buffer;
-	struct rchan_buf *buf;
-	size_t consumed = 0;
-	int cpu, i;
-
-	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 16384));
-	cpu = get_cpu();
-	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
-	for (i = 0; i < 5000; i++) {
-		if (!sleepy_test_write_sample(&buffer, i))
-			break;
-		if (buf->subbufs_produced > buf->subbufs_consumed) {
-			relay_subbufs_consumed(buffer.chan, cpu, 1);
-			consumed++;
-		}
-	}
-	KUNIT_EXPECT_EQ(test, 5000, i);
-	KUNIT_EXPECT_GT(test, consumed, 2 * buffer.chan->n_subbufs);
-	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
-	put_cpu();
-	sleepy_test_close(test, &buffer);
-}
-
-static struct sleepy_buffer *sleepy_test_nested_buffer;
-static unsigned int sleepy_test_nested_fired;
-
-static enum hrtimer_restart sleepy_test_nested_fn(struct hrtimer *timer)
-{
-	sleepy_test_write_sample(sleepy_test_nested_buffer, 1);
-	sleepy_test_nested_fired++;
-	hrtimer_forward_now(timer, ns_to_ktime(20 * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
-}
-
-/*
- * A hard-irq writer interrupting a process-context writer on the same CPU:
- * every record stays whole and is counted.
- */
-static void sleepy_test_nested(struct kunit *test)
-{
-	struct sleepy_buffer buffer;
-	unsigned int counts[8] = {};
-	struct sleepy_app_exit exit_rec = { .appid = 2 };
-	struct hrtimer timer;
-	unsigned int process_writes = 0;
-	unsigned long end;
-	struct rchan_buf *buf;
-	size_t i;
-	int cpu;
-
-	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 1 << 20));
-	sleepy_test_nested_buffer = &buffer;
-	sleepy_test_nested_fired = 0;
-	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	timer.function = sleepy_test_nested_fn;
-
-	cpu = get_cpu();
-	buf = *per_cpu_ptr(buffer.chan->buf, cpu);
-	hrtimer_start(&timer, ns_to_ktime(20 * NSEC_PER_USEC),
-		      HRTIMER_MODE_REL_PINNED_HARD);
-	/*
-	 * Until the timer has interrupted the writes at least once: an
-	 * emulated CPU may take its interrupt milliseconds late.
-	 */
-	end = jiffies + msecs_to_jiffies(200);
-	while (time_before(jiffies, end) && process_writes < 20000 &&
-	       (process_writes < 3000 || !READ_ONCE(sleepy_test_nested_fired)))
-		process_writes += sleepy_buffer_write(&buffer, &exit_rec,
-						      SLEEPY_REC_APP_EXIT,
-						      sizeof(exit_rec));
-	put_cpu();
-	hrtimer_cancel(&timer);
-
-	KUNIT_EXPECT_GT(test, sleepy_test_nested_fired, 0U);
-	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
-	KUNIT_ASSERT_LT(test, buf->subbufs_produced, buffer.chan->n_subbufs);
-	for (i = 0; i <= buf->subbufs_produced; i++)
-		sleepy_test_count(test, &buffer, cpu, i, counts);
-	KUNIT_EXPECT_EQ(test, process_writes, counts[SLEEPY_REC_APP_EXIT]);
-	KUNIT_EXPECT_EQ(test, sleepy_test_nested_fired,
-			counts[SLEEPY_REC_SAMPLE]);
-	sleepy_test_close(test, &buffer);
-}
-
-static struct kunit_case sleepy_test_cases[] = {
+static struct kunit_case sleepy_apps_test_cases[] = {
 	KUNIT_CASE(sleepy_test_instances),
 	KUNIT_CASE(sleepy_test_pid_reuse),
 	KUNIT_CASE(sleepy_test_dead_not_mapped),
 	KUNIT_CASE(sleepy_test_overflow),
 	KUNIT_CASE(sleepy_test_concurrent),
-	KUNIT_CASE(sleepy_test_full),
-	KUNIT_CASE(sleepy_test_wrap),
-	KUNIT_CASE(sleepy_test_nested),
 	{}
 };
 
-static struct kunit_suite sleepy_test_suite = {
-	.name = "sleepy",
-	.test_cases = sleepy_test_cases,
+static struct kunit_suite sleepy_apps_test_suite = {
+	.name = "sleepy_apps",
+	.test_cases = sleepy_apps_test_cases,
 };
 
-kunit_test_suite(sleepy_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests for the sleepy profiler");
-MODULE_LICENSE("GPL");
+kunit_test_suite(sleepy_apps_test_suite);
