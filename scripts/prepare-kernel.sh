@@ -42,11 +42,19 @@ if ! diff -rq "$top/patches" "$state/applied" >/dev/null 2>&1; then
 	cp "$top/patches/series" "$state/applied/series"
 fi
 
-# Overlay: copy new or changed files only (keeps mtimes of the rest).
-(cd "$top/kernel-overlay" && find . -type f) | while read -r f; do
+# Overlay: copy new or changed files only (keeps mtimes of the rest), and
+# remove the files an earlier overlay had that this one has not.
+(cd "$top/kernel-overlay" && find . -type f | sort) > "$state/overlay.new"
+if [ -f "$state/overlay" ]; then
+	comm -23 "$state/overlay" "$state/overlay.new" | while read -r f; do
+		rm -f "$src/$f"
+	done
+fi
+while read -r f; do
 	if ! cmp -s "$top/kernel-overlay/$f" "$src/$f"; then
 		mkdir -p "$(dirname "$src/$f")"
 		cp "$top/kernel-overlay/$f" "$src/$f"
 	fi
-done
+done < "$state/overlay.new"
+mv "$state/overlay.new" "$state/overlay"
 echo "prepare-kernel: Linux $(make -s -C "$src" kernelversion) with $(grep -c . "$top/patches/series") patches and $(cd "$top/kernel-overlay" && find . -type f | wc -l) new files"
