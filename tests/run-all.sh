@@ -51,7 +51,7 @@ guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS
 # Any kernel report in a console log fails the run.
 scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	local hits
-	hits=$(grep -E 'WARNING:|BUG:|Oops|Call Trace:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
+	hits=$(grep -aE 'WARNING:|BUG:|Oops|Call Trace:|rcu: INFO:|self-detected stall|INFO: task .* blocked|segfault at|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
 	if [ -z "$hits" ]; then result ok "$2: no kernel warning in the console"
 	else result fail "$2: kernel reports in the console: $hits"; fi
 }
@@ -95,6 +95,14 @@ bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio
 result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
 # 40 from the tools' scripts, 12 from test-abi-attack.sh
 guest_results "$logs/guest.log" guest 52
+
+echo "== guest under -icount: 15 to 100 kHz on two busy vCPUs, no stall"
+QEMU_EXTRA="-icount shift=1,sleep=off" bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage \
+	build/initramfs.cpio.gz icount "$logs/icount.log" 900 "kunit.enable=0" > /dev/null 2>&1
+result $([ $? = 0 ] && echo ok || echo fail) "icount guest boots and finishes its sessions"
+# 2 results per frequency, 4 frequencies
+collect "$logs/icount.log" "" "icount" 8 "- "
+scan_kernel_reports "$logs/icount.log" icount
 
 echo "== debug kernel (lockdep, KASAN, RCU, atomic-sleep): stress"
 step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel.sh debug &&

@@ -873,8 +873,8 @@ static uint64_t mem_available_kb(void)
 /* The tools die with SIGKILL: sampling stops, the buffers come back. */
 TEST_F(sleepy, killed_owner_ends_session)
 {
-	uint64_t before, during, after;
-	int ready[2], status;
+	uint64_t before, during, after = 0;
+	int ready[2], status, i;
 	char byte;
 	pid_t owner;
 
@@ -904,8 +904,14 @@ TEST_F(sleepy, killed_owner_ends_session)
 	ASSERT_EQ(owner, waitpid(owner, &status, 0));
 	ASSERT_TRUE(WIFSIGNALED(status));
 	EXPECT_ERRNO(ESRCH, sys_stop(0));
-	after = mem_available_kb();
-	EXPECT_GT(after + 8 * 1024, before)
+	/* Freed pages may reach the free lists a little later. */
+	for (i = 0; i < 50; i++) {
+		after = mem_available_kb();
+		if (after > during + (before - during) * 3 / 4)
+			break;
+		usleep(100000);
+	}
+	EXPECT_GT(after, during + (before - during) * 3 / 4)
 		TH_LOG("MemAvailable %llu kB before, %llu during, %llu after",
 		       (unsigned long long)before, (unsigned long long)during,
 		       (unsigned long long)after);
