@@ -11,6 +11,10 @@ tree=$work/linux
 out=$top/out/series
 tarball=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# The per-commit builds sit at the same relative place as the main build
+# (build/series/{linux,kernel-normal} like build/{linux,kernel-normal}),
+# so with paths made relative to the clone ccache finds what either built.
+export CCACHE_BASEDIR=$top
 git_() { git -C "$tree" -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
 
 # One commit per concern, in an order that builds at every step:
@@ -207,10 +211,14 @@ for patch in "$out"/0*.patch; do
 	case $patch in */0000-*) continue ;; esac
 	n=$((n + 1))
 	# spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
-	report=$(PATH=/usr/bin:/bin:$PATH perl "$tree/scripts/checkpatch.pl" --strict -q "$patch" 2>&1 || true)
+	report=$(PATH=/usr/bin:/bin:$PATH perl "$tree/scripts/checkpatch.pl" --strict "$patch" 2>&1 || true)
 	errors=$(grep -c '^ERROR:' <<< "$report" || true)
 	warnings=$(grep -c '^WARNING:\|^CHECK:' <<< "$report" || true)
-	if [ "$errors" = 0 ]; then
+	# No summary line: checkpatch did not run to the end.
+	if ! grep -qE '^total: [0-9]+ errors, [0-9]+ warnings' <<< "$report"; then
+		echo "not ok - checkpatch --strict: patch $n: checkpatch did not finish"; echo "$report" | tail -n 5
+		status=1
+	elif [ "$errors" = 0 ]; then
 		echo "ok - checkpatch --strict: patch $n: no errors ($warnings warnings/checks)"
 	else
 		echo "not ok - checkpatch --strict: patch $n: $errors errors"; echo "$report" | head -n 20
@@ -218,7 +226,7 @@ for patch in "$out"/0*.patch; do
 	fi
 done
 # Every patch builds: the normal config, applied commit by commit.
-kout=$top/build/kernel-series
+kout=$work/kernel-normal
 mkdir -p "$kout"
 n=0
 for commit in $(git_ rev-list --reverse base..sleepy); do
