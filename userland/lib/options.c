@@ -49,7 +49,7 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		case 'F':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
 			    value > SLEEPY_MAX_FREQUENCY)
-				return bad(tool, "frequency (1..100000 Hz)", optarg);
+				return bad(tool, "frequency (1.." SLEEPY_STR(SLEEPY_MAX_FREQUENCY) " Hz)", optarg);
 			opts->attr.frequency = value;
 			break;
 		case 'k':

@@ -10,8 +10,12 @@
 #define SLEEPY_VERSION "unknown"
 #endif
 
+#define SLEEPY_XSTR(x) #x
+#define SLEEPY_STR(x) SLEEPY_XSTR(x)
+
 #define SLEEPY_SESSION_OPTIONS_HELP \
-"    -F, --frequency HZ   samples per second and CPU (1..100000); default:\n" \
+"    -F, --frequency HZ   samples per second and CPU (1.." \
+			SLEEPY_STR(SLEEPY_MAX_FREQUENCY) "); default:\n" \
 "                         every scheduler tick (CONFIG_HZ)\n" \
 "    -k, --kernel         record kernel instruction pointers too\n" \
 "    -p, --pid PID        only this process (with --follow, and its children)\n" \
