@@ -42,9 +42,9 @@ collect() {	# collect LOG PREFIX LABEL EXPECTED AFTER: AFTER follows "ok "
 	[ "$n" -ge "$expected" ] || result fail "$label: only $n results, expected $expected (crash or hang?)"
 }
 # The results of one guest run: KUnit at boot, kselftest, the scripts.
-guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS
+guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS KSELFTESTS
 	collect "$1" "    " "$2 kunit" 8 "[0-9]+ sleepy_test_"
-	collect "$1" "selftest: " "$2 kselftest" 22 "[0-9]+ "
+	collect "$1" "selftest: " "$2 kselftest" "$4" "[0-9]+ "
 	collect "$1" "" "$2" "$3" "- "
 	scan_kernel_reports "$1" "$2"
 }
@@ -94,7 +94,7 @@ bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio
 	"$logs/guest.log" 1500 > /dev/null 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
 # 49 from the tools' scripts, 12 from test-abi-attack.sh
-guest_results "$logs/guest.log" guest 61
+guest_results "$logs/guest.log" guest 61 22
 
 echo "== guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall"
 QEMU_EXTRA="-icount shift=1,sleep=off" bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage \
@@ -111,6 +111,6 @@ step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel
 		"$logs/debug.log" 2400 > /dev/null 2>&1
 	result $([ $? = 0 ] && echo ok || echo fail) "debug guest boots and finishes the stress run"
 	# 1 from the storm, 12 from test-abi-attack.sh, 6 from test-trinity.sh
-	guest_results "$logs/debug.log" debug 19
+	guest_results "$logs/debug.log" debug 19 21
 }
 finish

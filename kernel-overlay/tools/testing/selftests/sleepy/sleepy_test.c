@@ -737,13 +737,50 @@ static uint64_t samples_on(struct stream *s, unsigned int cpu, uint64_t since)
 	return n;
 }
 
-static void pin(pid_t pid, int cpu)
+static int pin(pid_t pid, int cpu)
 {
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	sched_setaffinity(pid, sizeof(set), &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* The CPU @pid last ran on (/proc/PID/stat field 39), -1 if unknown. */
+static int last_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field, fd, cpu = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		cpu = atoi(p + 1);
+	return cpu;
+}
+
+/* Pins @pid to @cpu and waits (2 s at most) until it runs there. */
+static bool move_to(pid_t pid, int cpu)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!pin(pid, cpu) && last_cpu(pid) == cpu)
+			return true;
+		usleep(20000);
+	}
+	return false;
 }
 
 /* A child spinning on @cpu until killed. */
@@ -828,7 +865,10 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 		ASSERT_EQ(0, set_cpu1("0"));
 		usleep(100000);
 		ASSERT_EQ(0, set_cpu1("1"));
-		pin(h, 1);	/* the unplug widened its affinity */
+		/* The unplug widened its affinity. */
+		EXPECT_TRUE(move_to(h, 1))
+			TH_LOG("round %d: the hog does not run on CPU 1 (on %d)",
+			       round, last_cpu(h));
 		since = now_ns();
 		EXPECT_TRUE(cpu_samples_again(self->fd, 1, 50))
 			TH_LOG("round %d: CPU 1 back online, %llu samples from it",
@@ -848,6 +888,7 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 	ASSERT_EQ(0, start(self, &self->attr));
 	ASSERT_EQ(0, set_cpu1("1"));
 	h = hog(1);
+	EXPECT_TRUE(move_to(h, 1));
 	since = now_ns();
 	EXPECT_TRUE(cpu_samples_again(self->fd, 1, 50))
 		TH_LOG("offline at the start: %llu samples from CPU 1",
