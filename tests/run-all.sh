@@ -94,7 +94,7 @@ bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio
 	"$logs/guest.log" 1500 > /dev/null 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
 # 49 from the tools' scripts, 12 from test-abi-attack.sh
-guest_results "$logs/guest.log" guest 61 22
+guest_results "$logs/guest.log" guest 61 21
 
 echo "== guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall"
 QEMU_EXTRA="-icount shift=1,sleep=off" bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage \

@@ -870,9 +870,18 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 			TH_LOG("round %d: the hog does not run on CPU 1 (on %d)",
 			       round, last_cpu(h));
 		since = now_ns();
-		EXPECT_TRUE(cpu_samples_again(self->fd, 1, 50))
-			TH_LOG("round %d: CPU 1 back online, %llu samples from it",
-			       round, (unsigned long long)cpu_samples(self->fd, 1));
+		if (!cpu_samples_again(self->fd, 1, 50)) {
+			struct sleepy_cpu_counters c = { .cpu = 1 };
+
+			ioctl(self->fd, SLEEPY_IOC_CPU_COUNTERS, &c);
+			EXPECT_TRUE(0)
+				TH_LOG("round %d: CPU 1 back online, hog on CPU %d: samples %llu dropped %llu idle %llu missed %llu",
+				       round, last_cpu(h),
+				       (unsigned long long)c.samples,
+				       (unsigned long long)c.dropped,
+				       (unsigned long long)c.idle,
+				       (unsigned long long)c.missed);
+		}
 		unhog(h);
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
