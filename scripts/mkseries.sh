@@ -241,4 +241,59 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 	fi
 done
 git_ checkout -q sleepy
+
+# The core files the series touches, as objects of this config (idle.c is
+# built inside build_policy.o), and the syscall table.
+core_objs=$(git_ diff --name-only base sleepy -- '*.c' | grep -v '^kernel/sleepy/\|^tools/' |
+	while read -r f; do [ -f "$kout/${f%.c}.o" ] && echo "${f%.c}.o"; done)
+core_objs="$core_objs arch/x86/entry/syscall_64.o"
+
+# sparse and W=1 over them: no warning on a line the series added or in
+# sleepy's own headers; the warnings these files had before are theirs.
+added=$work/added-lines
+git_ diff -U0 base sleepy -- '*.c' '*.h' | awk '
+	/^\+\+\+ b\// { file = substr($0, 7) }
+	/^@@/ { split($3, r, ","); n = (r[2] == "") ? 1 : r[2]
+		for (i = 0; i < n; i++) print file ":" (substr(r[1], 2) + i) }' > "$added"
+core_log=$work/core-warnings.log
+make -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" C=2 W=1 $core_objs > "$core_log" 2>&1
+checked=$(grep -c '^  CHECK' "$core_log" || true)
+ours=$(sed "s|^$tree/||; s|^\(\.\./\)*||" "$core_log" | grep -E '^[^ :]+:[0-9]+:[0-9]+: (warning|error)' |
+	while IFS=: read -r file line _; do
+		case $file in
+		*sleepy*) echo "$file:$line" ;;
+		*) grep -qx "$file:$line" "$added" && echo "$file:$line" ;;
+		esac
+	done | sort -u)
+if [ "$checked" -lt "$(wc -w <<< "$core_objs")" ]; then
+	echo "not ok - series: sparse did not check the touched core files (${core_log#$top/})"; status=1
+elif [ -n "$ours" ]; then
+	echo "not ok - series: sparse/W=1 warn on lines the series added: $ours"
+	grep -F "$(head -n 3 <<< "$ours")" "$core_log" | head -n 10; status=1
+else
+	echo "ok - series: sparse (C=2) and W=1 over $(wc -w <<< "$core_objs") touched core objects: nothing on the series' lines"
+fi
+
+# CONFIG_SLEEPY=n: the hooks compile to nothing and the syscalls to
+# sys_ni_syscall.  Only the objects the option changes are built; every
+# sleepy symbol they still reference must be defined among them.
+nout=$work/kernel-nosleepy
+mkdir -p "$nout"
+cp "$top/build/kernel-normal/.config" "$nout/.config"
+"$tree/scripts/config" --file "$nout/.config" --disable SLEEPY
+off_objs="$core_objs kernel/sys_ni.o"
+if make -s -C "$tree" O="$nout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" olddefconfig $off_objs \
+	> "$nout/build.log" 2>&1 && ! grep -q '^CONFIG_SLEEPY=y' "$nout/.config"; then
+	undefined=$(cd "$nout" && nm -u $off_objs | grep -io '[a-z0-9_]*sleepy[a-z0-9_]*' | sort -u)
+	defined=$(cd "$nout" && nm --defined-only $off_objs | grep -io '[a-z0-9_]*sleepy[a-z0-9_]*' | sort -u)
+	missing=$(comm -23 <(echo "$undefined") <(echo "$defined") | grep . || true)
+	if [ -z "$missing" ]; then
+		echo "ok - series: CONFIG_SLEEPY=n builds the hooked objects, no sleepy symbol left undefined"
+	else
+		echo "not ok - series: CONFIG_SLEEPY=n leaves undefined: $missing"; status=1
+	fi
+else
+	echo "not ok - series: CONFIG_SLEEPY=n does not build (${nout#$top/}/build.log)"; tail -n 20 "$nout/build.log"
+	status=1
+fi
 exit $status

@@ -60,14 +60,17 @@ step "install dependencies" "$logs/deps.log" bash scripts/deps.sh || finish
 step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.log" bash scripts/prepare-kernel.sh || finish
 echo "# $(tail -n1 "$logs/tree.log")"
 step "build the kernel" "$logs/kernel.log" bash scripts/build-kernel.sh normal || finish
-sparse_check() {	# sparse over kernel/sleepy: no warning at all
+sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
+	local out files
 	touch build/linux/kernel/sleepy/*.c
-	make -C build/linux O="$top/build/kernel-normal" CC="ccache gcc" C=1 kernel/sleepy/ 2>&1 |
-		tee /dev/stderr | grep -E 'CHECK' >/dev/null || return 1
-	! make -s -C build/linux O="$top/build/kernel-normal" CC="ccache gcc" C=2 kernel/sleepy/ 2>&1 |
-		grep -E 'warning|error'
+	files=$(ls build/linux/kernel/sleepy/*.c | wc -l)
+	out=$(make -C build/linux O="$top/build/kernel-normal" CC="ccache gcc" C=2 W=1 kernel/sleepy/ 2>&1)
+	echo "$out"
+	[ "$(grep -c '^  CHECK' <<< "$out")" -ge "$files" ] || { echo "sparse checked fewer than $files files"; return 1; }
+	[ "$(grep -c '^  CC' <<< "$out")" -ge "$files" ] || { echo "W=1 compiled fewer than $files files"; return 1; }
+	! grep -E 'warning|error' <<< "$out"
 }
-step "sparse (make C=2 kernel/sleepy/): no warnings" "$logs/sparse.log" sparse_check
+step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.log" sparse_check
 step "build the userland tools and tests" "$logs/userland.log" make -s userland || finish
 step "build the initramfs" "$logs/initramfs.log" make -s initramfs || finish
 

@@ -89,23 +89,18 @@ static struct sleepy_app *sleepy_app_find(struct sleepy_apps *apps,
  * sleepy_apps_lookup - appid of thread group @pid, any context
  * @apps: the tables
  * @pid: thread group id
- * @selected: set to whether the process passes the session's pid filter
  *
  * Returns SLEEPY_APPID_UNKNOWN if @pid has no mapping.
  */
-u32 sleepy_apps_lookup(struct sleepy_apps *apps, pid_t pid, bool *selected)
+u32 sleepy_apps_lookup(struct sleepy_apps *apps, pid_t pid)
 {
 	struct sleepy_app *app;
 	u32 appid = SLEEPY_APPID_UNKNOWN;
 
 	rcu_read_lock();
 	app = sleepy_app_find(apps, pid);
-	if (app) {
+	if (app)
 		appid = app->appid;
-		*selected = app->selected;
-	} else {
-		*selected = false;
-	}
 	rcu_read_unlock();
 	return appid;
 }
@@ -150,7 +145,6 @@ static void sleepy_app_retire(struct sleepy_app *app)
  * @apps: the tables
  * @pid: thread group id
  * @name: program name (comm)
- * @selected: whether the process passes the session's pid filter
  * @replace: retire an existing mapping of @pid (exec); if false, an
  *	existing mapping is kept and -EEXIST returned
  * @live: if not NULL, map only while *@live is non-zero, checked under the
@@ -163,7 +157,7 @@ static void sleepy_app_retire(struct sleepy_app *app)
  * retired).
  */
 int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
-		    bool selected, bool replace, const atomic_t *live,
+		    bool replace, const atomic_t *live,
 		    struct sleepy_app_change *change)
 {
 	struct sleepy_app *old, *app = NULL;
@@ -197,7 +191,6 @@ int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
 	app = llist_entry(node, struct sleepy_app, free_node);
 	app->pid = pid;
 	app->appid = ++apps->next_appid;
-	app->selected = selected;
 	hash_add_rcu(apps->by_pid, &app->pid_node, pid);
 	change->appid = app->appid;
 unlock:

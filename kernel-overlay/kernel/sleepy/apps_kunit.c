@@ -16,26 +16,23 @@ static void sleepy_test_instances(struct kunit *test)
 {
 	struct sleepy_apps *apps = sleepy_apps_create(16);
 	struct sleepy_app_change change;
-	bool selected;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 100, "loop", true,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 100, "loop",
 						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1U, change.appid);
 	KUNIT_EXPECT_EQ(test, 1U, change.instance);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 101, "loop", false,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 101, "loop",
 						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 2U, change.appid);
 	KUNIT_EXPECT_EQ(test, 2U, change.instance);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 102, "call", false,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 102, "call",
 						 true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1U, change.instance);
 
-	KUNIT_EXPECT_EQ(test, 1U, sleepy_apps_lookup(apps, 100, &selected));
-	KUNIT_EXPECT_TRUE(test, selected);
-	KUNIT_EXPECT_EQ(test, 2U, sleepy_apps_lookup(apps, 101, &selected));
-	KUNIT_EXPECT_FALSE(test, selected);
-	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 103, &selected));
+	KUNIT_EXPECT_EQ(test, 1U, sleepy_apps_lookup(apps, 100));
+	KUNIT_EXPECT_EQ(test, 2U, sleepy_apps_lookup(apps, 101));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 103));
 	KUNIT_EXPECT_EQ(test, 3U, sleepy_apps_live(apps));
 	sleepy_apps_destroy(apps);
 }
@@ -44,21 +41,20 @@ static void sleepy_test_pid_reuse(struct kunit *test)
 {
 	struct sleepy_apps *apps = sleepy_apps_create(16);
 	struct sleepy_app_change change;
-	bool selected;
 	u32 first;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true, NULL,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", true, NULL,
 						 &change));
 	first = change.appid;
-	KUNIT_EXPECT_EQ(test, -EEXIST, sleepy_apps_add(apps, 7, "sh", false,
+	KUNIT_EXPECT_EQ(test, -EEXIST, sleepy_apps_add(apps, 7, "sh",
 						       false, NULL, &change));
 	KUNIT_EXPECT_EQ(test, first, sleepy_apps_remove(apps, 7));
-	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 7, &selected));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 7));
 	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_remove(apps, 7));
 
 	/* The same pid again: a new appid and the next instance. */
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", false, true, NULL,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "sh", true, NULL,
 						 &change));
 	KUNIT_EXPECT_NE(test, first, change.appid);
 	KUNIT_EXPECT_EQ(test, 2U, change.instance);
@@ -66,11 +62,10 @@ static void sleepy_test_pid_reuse(struct kunit *test)
 
 	/* exec: the mapping is replaced and the old appid reported. */
 	first = change.appid;
-	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "true", false, true, NULL,
+	KUNIT_ASSERT_EQ(test, 0, sleepy_apps_add(apps, 7, "true", true, NULL,
 						 &change));
 	KUNIT_EXPECT_EQ(test, first, change.old_appid);
-	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 7,
-							       &selected));
+	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 7));
 	sleepy_apps_destroy(apps);
 }
 
@@ -84,21 +79,19 @@ static void sleepy_test_dead_not_mapped(struct kunit *test)
 	struct sleepy_apps *apps = sleepy_apps_create(16);
 	struct sleepy_app_change change;
 	atomic_t live = ATOMIC_INIT(0);
-	bool selected;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_EXPECT_EQ(test, -ESRCH, sleepy_apps_add(apps, 9, "zombie", true,
+	KUNIT_EXPECT_EQ(test, -ESRCH, sleepy_apps_add(apps, 9, "zombie",
 						      false, &live, &change));
 	KUNIT_EXPECT_EQ(test, 0U, change.appid);
-	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 9, &selected));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 9));
 	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_live(apps));
 
 	atomic_set(&live, 1);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 9, "zombie", true,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 9, "zombie",
 						 false, &live, &change));
 	KUNIT_EXPECT_EQ(test, 1U, change.instance);
-	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 9,
-							       &selected));
+	KUNIT_EXPECT_EQ(test, change.appid, sleepy_apps_lookup(apps, 9));
 	sleepy_apps_destroy(apps);
 }
 
@@ -106,24 +99,23 @@ static void sleepy_test_overflow(struct kunit *test)
 {
 	struct sleepy_apps *apps = sleepy_apps_create(2);
 	struct sleepy_app_change change;
-	bool selected;
 
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 1, "a", false, true, NULL,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 1, "a", true, NULL,
 						 &change));
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 2, "a", false, true, NULL,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 2, "a", true, NULL,
 						 &change));
-	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 3, "a", false,
+	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 3, "a",
 						       true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 1ULL, apps->overflows);
-	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 3, &selected));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_apps_lookup(apps, 3));
 
 	/* A third name does not fit into the name table either. */
 	sleepy_apps_remove(apps, 2);
 	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 3, "b", false, true, NULL,
+	KUNIT_EXPECT_EQ(test, 0, sleepy_apps_add(apps, 3, "b", true, NULL,
 						 &change));
-	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 4, "c", false,
+	KUNIT_EXPECT_EQ(test, -ENOSPC, sleepy_apps_add(apps, 4, "c",
 						       true, NULL, &change));
 	KUNIT_EXPECT_EQ(test, 2ULL, apps->overflows);
 	sleepy_apps_destroy(apps);
@@ -148,7 +140,7 @@ static int sleepy_test_writer_fn(void *data)
 	for (i = 0; i < SLEEPY_TEST_ROUNDS; i++) {
 		pid_t pid = writer->first_pid + i % SLEEPY_TEST_PIDS;
 
-		if (sleepy_apps_add(writer->apps, pid, "w", false, true, NULL,
+		if (sleepy_apps_add(writer->apps, pid, "w", true, NULL,
 				    &change))
 			writer->errors++;
 		if (i % 3 == 0 && !sleepy_apps_remove(writer->apps, pid))
@@ -167,7 +159,6 @@ static void sleepy_test_concurrent(struct kunit *test)
 	struct task_struct *task;
 	unsigned long lookups = 0;
 	u32 expected_live = 0;
-	bool selected;
 	int i;
 
 	/* Retired entries return after a grace period: room for all. */
@@ -186,7 +177,7 @@ static void sleepy_test_concurrent(struct kunit *test)
 	while (!completion_done(&writers[0].done) ||
 	       !completion_done(&writers[1].done)) {
 		for (i = 1000; i < 1000 + 2 * SLEEPY_TEST_PIDS; i++)
-			if (sleepy_apps_lookup(apps, i, &selected) >
+			if (sleepy_apps_lookup(apps, i) >
 			    2 * SLEEPY_TEST_ROUNDS)
 				KUNIT_FAIL(test, "appid out of range");
 		lookups++;

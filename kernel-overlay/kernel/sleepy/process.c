@@ -19,7 +19,8 @@
  *    by the walk: the check is made under the tables' lock, after which
  *    the exit hook's removal can only come later and undo the mapping;
  *  - an exec replaces the mapping either way, as it would after the start.
- * With a pid filter only the selected processes are mapped and announced.
+ * With a pid filter only the selected processes are mapped and announced,
+ * so there a process is selected exactly when it has an appid.
  */
 #include <linux/cpu.h>
 #include <linux/pid.h>
@@ -77,8 +78,8 @@ static void sleepy_app_begin(struct sleepy_session *session,
 	int err;
 
 	get_task_comm(comm, task);
-	err = sleepy_apps_add(session->apps, task->tgid, comm, true, replace,
-			      live, &change);
+	err = sleepy_apps_add(session->apps, task->tgid, comm, replace, live,
+			      &change);
 	sleepy_write_app_exit(session, change.old_appid, task->tgid);
 	if (!err)
 		sleepy_write_app_start(session, &change, task->tgid, comm,
@@ -119,7 +120,6 @@ void __sleepy_fork(struct task_struct *child)
 {
 	struct sleepy_session *session;
 	u32 parent_appid;
-	bool selected;
 
 	if (!thread_group_leader(child))
 		return;
@@ -127,10 +127,9 @@ void __sleepy_fork(struct task_struct *child)
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
 	if (session) {
-		parent_appid = sleepy_apps_lookup(session->apps, current->tgid,
-						  &selected);
+		parent_appid = sleepy_apps_lookup(session->apps, current->tgid);
 		if (!session->filter || sleepy_is_filter(session, child) ||
-		    (selected &&
+		    (parent_appid != SLEEPY_APPID_UNKNOWN &&
 		     (session->attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN)))
 			sleepy_app_begin(session, child, parent_appid, false,
 					 NULL, sleepy_now());
@@ -142,14 +141,12 @@ void __sleepy_exec(struct task_struct *task)
 {
 	struct sleepy_session *session;
 	u32 old_appid;
-	bool selected;
 
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
 	if (session) {
-		old_appid = sleepy_apps_lookup(session->apps, task->tgid,
-					       &selected);
-		if (selected || !session->filter ||
+		old_appid = sleepy_apps_lookup(session->apps, task->tgid);
+		if (old_appid != SLEEPY_APPID_UNKNOWN || !session->filter ||
 		    sleepy_is_filter(session, task))
 			sleepy_app_begin(session, task, old_appid, true, NULL,
 					 sleepy_now());

@@ -58,7 +58,6 @@ static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 {
 	struct task_struct *task = current;
 	struct sleepy_sample sample = {};
-	bool selected;
 
 	if (!regs)
 		return;
@@ -67,8 +66,9 @@ static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 		return;
 	}
 
-	sample.appid = sleepy_apps_lookup(session->apps, task->tgid, &selected);
-	if (session->filter && !selected)
+	sample.appid = sleepy_apps_lookup(session->apps, task->tgid);
+	/* With a pid filter, only the selected processes have an appid. */
+	if (session->filter && sample.appid == SLEEPY_APPID_UNKNOWN)
 		return;
 
 	sample.time_ns = sleepy_now();

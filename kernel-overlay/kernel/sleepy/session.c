@@ -62,6 +62,13 @@ struct sleepy_session __rcu *sleepy_live;
 static DEFINE_MUTEX(sleepy_session_lock);
 static struct sleepy_session *sleepy_running;
 
+/* Between the start and the stop of @session. */
+static bool sleepy_session_is_running(const struct sleepy_session *session)
+{
+	lockdep_assert_held(&sleepy_session_lock);
+	return sleepy_running == session;
+}
+
 static unsigned int sleepy_max_frequency = SLEEPY_MAX_FREQUENCY;
 static const unsigned int sleepy_max_frequency_limit = SLEEPY_MAX_FREQUENCY;
 static const unsigned int sleepy_abi_version = SLEEPY_ABI_VERSION;
@@ -169,7 +176,6 @@ static void sleepy_session_run(struct sleepy_session *session)
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
 	cpus_read_unlock();
-	session->running = true;
 	sleepy_running = session;
 }
 
@@ -190,7 +196,6 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	sleepy_apps_destroy(session->apps);
 	session->apps = NULL;
 	sleepy_buffer_flush(&session->buffer);
-	session->running = false;
 	sleepy_running = NULL;
 }
 
@@ -199,7 +204,7 @@ static int sleepy_session_release(struct inode *inode, struct file *file)
 	struct sleepy_session *session = file->private_data;
 
 	mutex_lock(&sleepy_session_lock);
-	if (session->running)
+	if (sleepy_session_is_running(session))
 		sleepy_session_stop(session);
 	mutex_unlock(&sleepy_session_lock);
 	sleepy_session_free(session);
@@ -234,8 +239,8 @@ static long sleepy_ioctl_info(struct sleepy_session *session,
 	mutex_lock(&sleepy_session_lock);
 	info.start_ns = session->start_ns;
 	info.stop_ns = session->stop_ns;
-	info.running = session->running;
-	info.table_overflows = session->running ?
+	info.running = sleepy_session_is_running(session);
+	info.table_overflows = info.running ?
 			       READ_ONCE(session->apps->overflows) :
 			       session->table_overflows;
 	mutex_unlock(&sleepy_session_lock);

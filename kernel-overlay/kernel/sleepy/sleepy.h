@@ -32,7 +32,6 @@ struct sleepy_app {
 	struct sleepy_apps *apps;
 	pid_t pid;
 	u32 appid;
-	bool selected;
 };
 
 /* One program name -> how many instances it had.  Process context only. */
@@ -74,9 +73,9 @@ struct sleepy_app_change {
 
 struct sleepy_apps *sleepy_apps_create(u32 capacity);
 void sleepy_apps_destroy(struct sleepy_apps *apps);
-u32 sleepy_apps_lookup(struct sleepy_apps *apps, pid_t pid, bool *selected);
+u32 sleepy_apps_lookup(struct sleepy_apps *apps, pid_t pid);
 int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
-		    bool selected, bool replace, const atomic_t *live,
+		    bool replace, const atomic_t *live,
 		    struct sleepy_app_change *change);
 u32 sleepy_apps_remove(struct sleepy_apps *apps, pid_t pid);
 u32 sleepy_apps_live(struct sleepy_apps *apps);
@@ -130,7 +129,6 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  *	a reference, so a reused pid number never matches it
  * @period: sampling period of the hrtimers, 0 on the tick
  * @sampling: the tables are filled, samples may be taken
- * @running: between the start and the stop (sleepy_session_lock)
  * @start_ns: CLOCK_MONOTONIC of the start
  * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
  * @table_overflows: copy of apps->overflows kept after the stop
@@ -142,7 +140,6 @@ struct sleepy_session {
 	struct pid *filter;
 	ktime_t period;
 	bool sampling;
-	bool running;
 	u64 start_ns;
 	u64 stop_ns;
 	u64 table_overflows;
