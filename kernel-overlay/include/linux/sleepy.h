@@ -31,7 +31,10 @@ static inline void sleepy_tick(struct pt_regs *regs)
 		__sleepy_tick(regs);
 }
 
-/* The idle task leaves the idle loop to schedule; preemption is off. */
+/*
+ * The scheduler switches this CPU from its idle task to another task
+ * (put_prev_task_idle()); runqueue locked, interrupts off.
+ */
 static inline void sleepy_idle_exit(void)
 {
 	if (static_branch_unlikely(&sleepy_active))

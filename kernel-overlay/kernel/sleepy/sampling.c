@@ -3,9 +3,10 @@
  * sleepy: taking samples, from the scheduler tick or a per-CPU hrtimer.
  *
  * Writers: the sampling interrupt of each CPU (hard-irq) records the
- * interrupted context of its own CPU into its own buffer; the idle loop's
- * exit restarts the same CPU's parked timer with interrupts off.  Neither
- * ever touches another CPU's timer or flags.
+ * interrupted context of its own CPU into its own buffer; the scheduler,
+ * switching a CPU from its idle task to a task, restarts that CPU's parked
+ * timer with interrupts off.  Neither ever touches another CPU's timer or
+ * flags.
  *
  * Each CPU's hrtimer is initialised once, at boot.  A CPU hotplug state
  * owns its lifetime during a session: the online callback (on the CPU that
@@ -114,8 +115,11 @@ static void sleepy_hrtimer_rearm(struct sleepy_session *session,
 }
 
 /*
- * An idle CPU stays idle until need_resched() is set, and the idle loop
- * passes sleepy_idle_exit() on its way out, which restarts the timer.
+ * A CPU whose timer found it idle runs no task until the scheduler switches
+ * from the idle task to one, and that switch (put_prev_task_idle()) calls
+ * sleepy_idle_exit(), which restarts the timer.  The exit of the idle loop
+ * would not do: schedule_idle() may switch back to idle and, in the same
+ * call, to a task again, with a timer that parked in between.
  * Only the second idle period in a row parks: restarting after every
  * short idle spell (a process waiting for its child) costs more than
  * the interrupts it saves.
@@ -141,9 +145,8 @@ static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 void __sleepy_idle_exit(void)
 {
 	struct sleepy_session *session;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	session = sleepy_timer_session();
 	if (session && __this_cpu_read(sleepy_hrtimer_parked)) {
 		struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
@@ -157,7 +160,6 @@ void __sleepy_idle_exit(void)
 		hrtimer_forward_now(timer, session->period);
 		hrtimer_start_expires(timer, HRTIMER_MODE_ABS_PINNED_HARD);
 	}
-	local_irq_restore(flags);
 }
 
 /* Starts this CPU's timer for the running session, if it has one. */
@@ -187,7 +189,7 @@ static int sleepy_cpu_online(unsigned int cpu)
  * On the CPU going down, before hrtimers_cpu_dying() would move its timer
  * to another CPU.  With interrupts off, this CPU's own hard-irq timer
  * cannot be running its callback, so the cancel cannot fail, and with the
- * flag cleared the idle loop does not restart it.
+ * flag cleared the scheduler does not restart it.
  */
 static int sleepy_cpu_offline(unsigned int cpu)
 {

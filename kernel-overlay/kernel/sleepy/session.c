@@ -20,7 +20,7 @@
  * process hooks run from here on, so no process escapes the walk), then
  * the walk over the existing processes, then sampling is set, then the
  * timers start.  A CPU that parks its timer has therefore always seen the
- * session sampling, and the idle loop's exit restarts it.
+ * session sampling, and the switch away from the idle task restarts it.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and

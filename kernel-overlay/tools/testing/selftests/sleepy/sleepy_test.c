@@ -842,30 +842,50 @@ static bool cpu_samples_again(int session, int cpu, uint64_t n)
 #define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
 
 /*
- * When CPU 1 takes no sample: is its sampling timer queued, and is the
- * CPU in high-resolution mode?  From its part of /proc/timer_list.
+ * When CPU 1 takes no sample: where are the sampling timers queued, and
+ * is CPU 1 in high-resolution mode?  From /proc/timer_list.
  */
 static void show_cpu1_timers(struct __test_metadata *_metadata)
 {
 	FILE *f = fopen("/proc/timer_list", "r");
 	char line[256];
-	bool in_cpu1 = false;
+	int cpu = -1;
 
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "cpu: ", 5))
-			in_cpu1 = atoi(line + 5) == 1;
+			cpu = atoi(line + 5);
 		else if (!strncmp(line, "Tick Device", 11))
-			in_cpu1 = false;
-		if (in_cpu1 && (strstr(line, "sleepy") || strstr(line, "hres") ||
-				strstr(line, "expires_next") ||
-				strstr(line, "nr_") || strstr(line, "hang") ||
-				strstr(line, "tick_stopped") ||
-				strstr(line, "idle_")))
-			TH_LOG("timer_list cpu 1: %s", strtok(line, "\n"));
+			cpu = -1;
+		if (strstr(line, "sleepy") ||
+		    (cpu == 1 && (strstr(line, "hres") ||
+				  strstr(line, "expires_next") ||
+				  strstr(line, "tick_stopped"))))
+			TH_LOG("timer_list cpu %d: %s", cpu,
+			       strtok(line, "\n"));
 	}
 	fclose(f);
+}
+
+/* Does the hog run?  Its state, CPU and user time, a second apart. */
+static void show_hog(struct __test_metadata *_metadata, pid_t pid)
+{
+	char path[64], buf[1024];
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 2; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		TH_LOG("hog: %s", strtok(buf, "\n"));
+		sleep(1);
+	}
 }
 
 static int set_cpu1(const char *state)
@@ -921,6 +941,7 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 				       (unsigned long long)c.idle,
 				       (unsigned long long)c.missed);
 			show_cpu1_timers(_metadata);
+			show_hog(_metadata, h);
 		}
 		unhog(h);
 		ASSERT_EQ(0, sys_stop(0));
@@ -954,7 +975,7 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 
 /*
  * CPU 1 idle across the start parks its timer; a hog that then runs there
- * must be sampled (the idle exit restarts the timer).
+ * must be sampled (the switch away from idle restarts the timer).
  */
 TEST_F(sleepy, idle_cpu_sampled_after_start)
 {
