@@ -90,14 +90,14 @@ echo "# $(tail -n 1 "$logs/fuzz.log")"
 echo "== host: patch series"
 bash scripts/mkseries.sh --check > "$logs/series.log" 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "make series: format-patch series with cover letter in out/series"
-collect "$logs/series.log" "" "series" 10 "- "
+collect "$logs/series.log" "" "series" 22 "- "
 
 echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
 bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \
 	"$logs/guest.log" 1500 > /dev/null 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
 # 49 from the tools' scripts, 12 from test-abi-attack.sh
-guest_results "$logs/guest.log" guest 61 21
+guest_results "$logs/guest.log" guest 61 22
 
 echo "== guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall"
 QEMU_EXTRA="-icount shift=1,sleep=off" bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage \
@@ -114,6 +114,6 @@ step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel
 		"$logs/debug.log" 2400 > /dev/null 2>&1
 	result $([ $? = 0 ] && echo ok || echo fail) "debug guest boots and finishes the stress run"
 	# 1 from the storm, 12 from test-abi-attack.sh, 6 from test-trinity.sh
-	guest_results "$logs/debug.log" debug 19 21
+	guest_results "$logs/debug.log" debug 19 22
 }
 finish
