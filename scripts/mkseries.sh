@@ -183,8 +183,9 @@ by the project's benchmark (make bench); the figures on equal terms are
 not yet in this letter.
 
 Design choices a reviewer will ask about:
-- Hooks: one static-branch call each in the tick, the idle loop's exit,
-  fork, exec and exit; the bodies live in kernel/sleepy/.
+- Hooks: one static-branch call each in the tick, the scheduler's switch
+  away from the idle task (put_prev_task_idle()), fork, exec and exit;
+  the bodies live in kernel/sleepy/.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
@@ -245,7 +246,7 @@ git_ checkout -q sleepy
 # The core files the series touches, as objects of this config (idle.c is
 # built inside build_policy.o), and the syscall table.
 core_objs=$(git_ diff --name-only base sleepy -- '*.c' | grep -v '^kernel/sleepy/\|^tools/' |
-	while read -r f; do [ -f "$kout/${f%.c}.o" ] && echo "${f%.c}.o"; done)
+	while read -r f; do if [ -f "$kout/${f%.c}.o" ]; then echo "${f%.c}.o"; fi; done)
 core_objs="$core_objs arch/x86/entry/syscall_64.o"
 
 # sparse and W=1 over them: no warning on a line the series added or in
@@ -262,7 +263,7 @@ ours=$(sed "s|^$tree/||; s|^\(\.\./\)*||" "$core_log" | grep -E '^[^ :]+:[0-9]+:
 	while IFS=: read -r file line _; do
 		case $file in
 		*sleepy*) echo "$file:$line" ;;
-		*) grep -qx "$file:$line" "$added" && echo "$file:$line" ;;
+		*) if grep -qx "$file:$line" "$added"; then echo "$file:$line"; fi ;;
 		esac
 	done | sort -u)
 if [ "$checked" -lt "$(wc -w <<< "$core_objs")" ]; then

@@ -253,7 +253,7 @@ TEST_F(sleepy, bad_pointer)
 {
 	void *unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	ASSERT_NE(MAP_FAILED, unmapped);
+	ASSERT_TRUE(unmapped != MAP_FAILED);
 	EXPECT_ERRNO(EFAULT, sys_start(NULL, 0));
 	EXPECT_ERRNO(EFAULT, sys_start(unmapped, 0));
 	EXPECT_ERRNO(EFAULT, sys_start((void *)0xffffffff81000000ul, 0));
@@ -427,7 +427,7 @@ TEST_F(sleepy, start_stop_start)
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
 		/* The walk at start announced this very process. */
-		EXPECT_NE(NULL, find_app(&s, getpid(), NULL, 0));
+		EXPECT_TRUE(find_app(&s, getpid(), NULL, 0) != NULL);
 		ASSERT_EQ(0, read_stats(self->fd, stats));
 		count_records(&s);
 		for (cpu = 0; cpu < MAX_CPUS; cpu++) {
@@ -462,8 +462,8 @@ TEST_F(sleepy, fork_new_instance)
 	ASSERT_EQ(0, read_stream(self->fd, &s));
 	me = find_app(&s, getpid(), NULL, 0);
 	child = find_app(&s, pid, NULL, 0);
-	ASSERT_NE(NULL, me);
-	ASSERT_NE(NULL, child);
+	ASSERT_TRUE(me != NULL);
+	ASSERT_TRUE(child != NULL);
 	EXPECT_EQ(0, strncmp(me->name, child->name, sizeof(me->name)));
 	EXPECT_NE(me->appid, child->appid);
 	EXPECT_EQ(me->appid, child->parent_appid);
@@ -490,9 +490,9 @@ TEST_F(sleepy, exec_new_instance)
 	forked = find_app(&s, pid1, NULL, 0);
 	if (forked == first)
 		forked = find_app(&s, pid1, NULL, 1);
-	ASSERT_NE(NULL, first);
-	ASSERT_NE(NULL, second);
-	ASSERT_NE(NULL, forked);
+	ASSERT_TRUE(first != NULL);
+	ASSERT_TRUE(second != NULL);
+	ASSERT_TRUE(forked != NULL);
 	EXPECT_EQ(first->instance + 1, second->instance);
 	EXPECT_NE(first->appid, second->appid);
 	EXPECT_NE(forked->appid, first->appid);
@@ -536,8 +536,8 @@ TEST_F(sleepy, pid_reuse_new_appid)
 	ASSERT_EQ(0, read_stream(self->fd, &s));
 	first = find_app(&s, tid, NULL, 0);
 	second = find_app(&s, tid, NULL, 1);
-	ASSERT_NE(NULL, first);
-	ASSERT_NE(NULL, second);
+	ASSERT_TRUE(first != NULL);
+	ASSERT_TRUE(second != NULL);
 	if (first->appid > second->appid) {
 		struct sleepy_app_start *t = first;
 
@@ -672,7 +672,7 @@ TEST_F(sleepy, start_walk_zombies_and_fork_storm)
 		usleep(50000);
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
-		EXPECT_EQ(NULL, find_app(&s, zombie, NULL, 0));
+		EXPECT_TRUE(find_app(&s, zombie, NULL, 0) == NULL);
 		count_announcements(&s, starts, exits, MAX_APPID);
 		for (i = 1; i < MAX_APPID; i++)
 			if (starts[i] != 1 && (starts[i] || exits[i]))
@@ -724,7 +724,7 @@ TEST_F(sleepy, pid_filter_announces_selected_only)
 	child = run("/bin/true");
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
-	EXPECT_NE(NULL, find_app(&s, child, "true", 0));
+	EXPECT_TRUE(find_app(&s, child, "true", 0) != NULL);
 	free(s.records);
 }
 
@@ -1153,8 +1153,8 @@ TEST_F(sleepy, pid_filter_survives_pid_reuse)
 	waitpid(second, NULL, 0);
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
-	EXPECT_EQ(NULL, find_app(&s, 0, "true", 0));
-	EXPECT_EQ(NULL, find_app(&s, first, NULL, 1));
+	EXPECT_TRUE(find_app(&s, 0, "true", 0) == NULL);
+	EXPECT_TRUE(find_app(&s, first, NULL, 1) == NULL);
 	free(s.records);
 	close(ready[0]);
 	close(ready[1]);
