@@ -68,7 +68,7 @@ sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
 	echo "$out"
 	[ "$(grep -c '^  CHECK' <<< "$out")" -ge "$files" ] || { echo "sparse checked fewer than $files files"; return 1; }
 	[ "$(grep -c '^  CC' <<< "$out")" -ge "$files" ] || { echo "W=1 compiled fewer than $files files"; return 1; }
-	! grep -E 'warning|error' <<< "$out"
+	! grep -E ': (warning|error):|^make.*Error' <<< "$out"
 }
 step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.log" sparse_check
 step "build the userland tools and tests" "$logs/userland.log" make -s userland || finish
@@ -90,7 +90,7 @@ echo "# $(tail -n 1 "$logs/fuzz.log")"
 echo "== host: patch series"
 bash scripts/mkseries.sh --check > "$logs/series.log" 2>&1
 result $([ $? = 0 ] && echo ok || echo fail) "make series: format-patch series with cover letter in out/series"
-collect "$logs/series.log" "" "series" 22 "- "
+collect "$logs/series.log" "" "series" 24 "- "
 
 echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
 bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \
