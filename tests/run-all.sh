@@ -64,11 +64,14 @@ sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
 	local out files
 	touch build/linux/kernel/sleepy/*.c
 	files=$(ls build/linux/kernel/sleepy/*.c | wc -l)
-	out=$(make -C build/linux O="$top/build/kernel-normal" CC="ccache gcc" C=2 W=1 kernel/sleepy/ 2>&1)
+	out=$(make -C build/linux O="$top/build/kernel-normal" CC="ccache gcc" C=2 W=1 kernel/sleepy/ 2>&1) ||
+		{ echo "$out"; echo "make C=2 W=1 kernel/sleepy/ failed"; return 1; }
 	echo "$out"
-	[ "$(grep -c '^  CHECK' <<< "$out")" -ge "$files" ] || { echo "sparse checked fewer than $files files"; return 1; }
-	[ "$(grep -c '^  CC' <<< "$out")" -ge "$files" ] || { echo "W=1 compiled fewer than $files files"; return 1; }
-	! grep -E ': (warning|error):|^make.*Error' <<< "$out"
+	[ "$(grep -c '^  CHECK .*/kernel/sleepy/' <<< "$out")" = "$files" ] ||
+		{ echo "sparse did not check the $files files"; return 1; }
+	[ "$(grep -c '^  CC *kernel/sleepy/.*\.o$' <<< "$out")" = "$files" ] ||
+		{ echo "W=1 did not compile the $files files"; return 1; }
+	! grep -E ': (warning|error):' <<< "$out"
 }
 step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.log" sparse_check
 step "build the userland tools and tests" "$logs/userland.log" make -s userland || finish

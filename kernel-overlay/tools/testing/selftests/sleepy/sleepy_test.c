@@ -434,15 +434,11 @@ TEST_F(sleepy, start_stop_start)
 			samples += s.samples[cpu];
 			missed += stats[cpu].missed;
 		}
-		/*
-		 * 200 ms busy at 1 kHz: about 200 periods on this CPU alone,
-		 * each sampled or, when a loaded host stalls the guest, missed.
-		 */
-		EXPECT_GT(samples + missed, 100)
-			TH_LOG("round %d: %llu samples, %llu missed", round,
-			       (unsigned long long)samples,
+		/* 200 ms busy at 1 kHz: about 200 on this CPU alone. */
+		EXPECT_GT(samples, 100)
+			TH_LOG("round %d: %llu samples, %llu periods missed",
+			       round, (unsigned long long)samples,
 			       (unsigned long long)missed);
-		EXPECT_GT(samples, 20);
 		free(s.records);
 	}
 }
@@ -580,11 +576,9 @@ TEST_F(sleepy, samples_match_counters)
 		total += s.samples[cpu];
 		missed += stats[cpu].missed;
 	}
-	/* 1000 periods busy, sampled or missed under a loaded host. */
-	EXPECT_GT(total + missed, 500)
-		TH_LOG("%llu samples, %llu missed", (unsigned long long)total,
-		       (unsigned long long)missed);
-	EXPECT_GT(total, 100);
+	EXPECT_GT(total, 100)
+		TH_LOG("%llu samples, %llu periods missed",
+		       (unsigned long long)total, (unsigned long long)missed);
 	free(s.records);
 }
 
@@ -997,16 +991,11 @@ TEST_F(sleepy, idle_cpu_sampled_after_start)
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
 	ASSERT_EQ(0, read_stats(self->fd, stats));
-	/*
-	 * 300 periods of hog, each sampled or, when a loaded host stalls
-	 * the guest, missed (the idle periods before it miss none: parked).
-	 */
 	hog_samples = samples_on(&s, 1, since);
-	EXPECT_GT(hog_samples + stats[1].missed, 100)
-		TH_LOG("%llu samples, %llu missed",
+	EXPECT_GT(hog_samples, 100)
+		TH_LOG("%llu samples on CPU 1, %llu periods missed there",
 		       (unsigned long long)hog_samples,
 		       (unsigned long long)stats[1].missed);
-	EXPECT_GT(hog_samples, 30);
 	free(s.records);
 }
 
