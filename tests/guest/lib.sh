@@ -1,6 +1,13 @@
-# Helpers for the guest test scripts (sourced).
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
+# Helpers for the guest test scripts (sourced).  Every script prints TAP:
+# its plan "1..N" first, then "ok N - NAME", "not ok N - NAME" or
+# "ok N - NAME # SKIP REASON" per check.  The host fails a group whose
+# number of results differs from its plan, up or down.
+tap_count=0
+plan() { echo "1..$1"; }
+ok() { tap_count=$((tap_count + 1)); echo "ok $tap_count - $*"; }
+not_ok() { tap_count=$((tap_count + 1)); echo "not ok $tap_count - $*"; }
+# skip NAME REASON: a check that cannot run here; the host counts it apart.
+skip() { tap_count=$((tap_count + 1)); echo "ok $tap_count - $1 # SKIP $2"; }
 # check NAME COMMAND...: ok if COMMAND succeeds.
 check() {
 	name=$1; shift
@@ -9,4 +16,38 @@ check() {
 # json_num FILE KEY: a top-level number from sleepy-parse --format json.
 json_num() {
 	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n1
+}
+
+# Results reach the host as files on the 9p share (out/test/results/LABEL,
+# LABEL from sleepy.results= on the kernel command line): a kernel message
+# on the serial console can split a result line there, not in a file.
+results=${SLEEPY_RESULTS:-/tmp/results}
+# group NAME COMMAND...: COMMAND's output (TAP) in $results/NAME.tap and
+# on the console as it runs; its exit status in $results/NAME.exit.
+group() {
+	group_name=$1; shift
+	echo "== $group_name"
+	{ "$@" 2>&1; echo $? > "$results/$group_name.exit"; } |
+		tee "$results/$group_name.tap"
+}
+# The KUnit suites that ran at boot, one group each, from debugfs: the
+# suite's own plan and results, without the suite's indentation.
+kunit_groups() {	# kunit_groups SUITE...
+	for suite; do
+		f=/sys/kernel/debug/kunit/$suite/results
+		if [ -r "$f" ]; then
+			sed -n 's/^    //p' "$f" > "$results/kunit-$suite.tap"
+			echo 0 > "$results/kunit-$suite.exit"
+		else
+			echo "not ok 1 - KUnit suite $suite did not run ($f missing)" \
+				> "$results/kunit-$suite.tap"
+			echo 1 > "$results/kunit-$suite.exit"
+		fi
+		sed "s/^/kunit-$suite: /" "$results/kunit-$suite.tap"
+	done
+}
+# The end of a run: the kernel's taint flags, and a mark that it finished.
+end_results() {
+	cat /proc/sys/kernel/tainted > "$results/tainted"
+	echo done > "$results/done"
 }

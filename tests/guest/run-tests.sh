@@ -1,16 +1,23 @@
 #!/bin/sh
-# make test inside the guest: the kselftest ABI suite, then the tools end
-# to end.  Prints "ok - NAME" / "not ok - NAME" lines for the host runner.
+# make test inside the guest: the KUnit suites that ran at boot, the
+# kselftest ABI suite, then the tools end to end.  Each group's TAP and
+# exit status go to the host as files (lib.sh: group).
 cd /tmp
 export PATH=/sleepy/bin:$PATH
 . /sleepy/guest/lib.sh
 
-echo "== kselftest: sleepy_test"
-sleepy_test 2>&1 | sed 's/^/selftest: /'
-
-echo "== tools"
-/sleepy/guest/test-tools.sh
-/sleepy/guest/test-accuracy.sh
-/sleepy/guest/test-idle.sh
-/sleepy/guest/test-drain.sh
-/sleepy/guest/test-abi-attack.sh 10000 600
+kunit_groups sleepy_apps sleepy_buffer
+group kselftest sleepy_test
+# The same suite built for i386: the 32-bit system call entries.  Under
+# QEMU's TCG a 32-bit busy loop gets almost no timer interrupts (local
+# timer interrupts on its CPU: 33 in 3 s, against 446 in 0.43 s for a
+# 64-bit one, QEMU 7.2, with and without MTTCG, no session running), so
+# the two tests that sample a spinning CPU skip there.
+group kselftest-i386 env SLEEPY_TEST_NO_HOG="a 32-bit busy loop gets almost no timer interrupts under QEMU TCG" \
+	sleepy_test32
+group tools /sleepy/guest/test-tools.sh
+group accuracy /sleepy/guest/test-accuracy.sh
+group idle /sleepy/guest/test-idle.sh
+group drain /sleepy/guest/test-drain.sh
+group abi-attack /sleepy/guest/test-abi-attack.sh 10000 600
+end_results

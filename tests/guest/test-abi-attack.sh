@@ -6,15 +6,28 @@
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
+plan 13
 calls=${1:-100000}
 timeout=${2:-1200}
 mark="sleepy-abi-attack: $calls calls begin $$"
 
 echo "$mark" > /dev/kmsg
 start=$(date +%s)
-sleepy_abi_attack -n "$calls" -t "$timeout" -s "${SLEEPY_ABI_SEED:-0}" 2>&1 | head -n 300
+sleepy_abi_attack -n "$calls" -t "$timeout" -s "${SLEEPY_ABI_SEED:-0}" > /tmp/abi-attack.out 2>&1
+status=$?
 end=$(date +%s)
-echo "abi-attack: $((end - start)) s"
+# Its own ten results, numbered into this script's; at most 300 lines of
+# the rest.
+notes=0
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) not_ok "${line#not ok - }" ;;
+	*) notes=$((notes + 1)); [ $notes -le 300 ] && echo "# $line" ;;
+	esac
+done < /tmp/abi-attack.out
+check "abi attack: $calls calls in $((end - start)) s, sleepy_abi_attack exit status $status" \
+	[ $status = 0 ]
 
 # Every message since the mark; all of them if the mark is gone.
 dmesg > /tmp/abi-dmesg

@@ -3,6 +3,7 @@
 # their time, checked against the binaries' own symbol tables.
 . /sleepy/guest/lib.sh
 cd /tmp
+plan 3
 
 # share BENCH FUNCTION: FUNCTION's share (per mille) of BENCH's user samples.
 share() {

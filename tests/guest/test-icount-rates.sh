@@ -7,6 +7,7 @@
 # other report in the console.
 . /sleepy/guest/lib.sh
 cd /tmp
+plan 6
 seconds=${SLEEPY_ICOUNT_SECONDS:-10}
 for hz in 15000 20000 50000; do
 	/sleepy/bench/loop 100000000000 > /tmp/l1.out & l1=$!

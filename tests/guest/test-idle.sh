@@ -4,6 +4,7 @@
 # session that follows finds no parked timer to restart.
 . /sleepy/guest/lib.sh
 cd /tmp
+plan 2
 sleepy-start -F 1000 -o /tmp/idle.data >/dev/null
 sleep 2
 sleepy-stop >/dev/null

@@ -2,6 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
+plan 39
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -73,9 +74,67 @@ out=$(sleepy-parse /tmp/empty.data 2>&1); status=$?
 check "empty file: exit 1, one line ($out)" [ $status = 1 -a "$(echo "$out" | wc -l)" = 1 ]
 sleepy-parse /no/such/file >/dev/null 2>&1
 check "missing file: exit 1" [ $? = 1 ]
+sleepy-parse --format json /tmp/l.data > /tmp/l.json
 check "json output has both reports" \
-	sh -c 'sleepy-parse --format json /tmp/l.data | grep -q by_app_ip'
+	sh -c 'grep -q "\"by_app\": \[" /tmp/l.json && grep -q "\"by_app_ip\": \[" /tmp/l.json'
 check "csv output has a header and rows" \
 	sh -c 'sleepy-parse --format csv /tmp/l.data | head -n1 | grep -q ^report,app'
-check "--app loop#1 keeps only loop" \
-	sh -c '! sleepy-parse --format csv --app loop /tmp/l.data | tail -n +2 | grep -v ",loop#"'
+sleepy-parse --format csv --app loop /tmp/l.data | tail -n +2 > /tmp/app.csv
+check "--app loop keeps only loop, and loop is there ($(wc -l < /tmp/app.csv) rows)" \
+	sh -c '[ -s /tmp/app.csv ] && ! grep -v ",loop#1," /tmp/app.csv'
+ip_rows=$(sleepy-parse --format csv /tmp/l.data | grep -c '^by_app_ip,')
+top_rows=$(sleepy-parse --format csv --top 2 /tmp/l.data | grep -c '^by_app_ip,')
+check "--top 2: two of the $ip_rows rows by IP" [ "$ip_rows" -gt 2 -a "$top_rows" = 2 ]
+
+# rows FILE: "app pid mode ip samples" for each by-IP row of a recording.
+rows() {
+	sleepy-parse --format csv "$1" |
+		awk -F, '$1 == "by_app_ip" { print $2, $3, $5, $4, $7 }'
+}
+
+# -p PID: that process only, whatever else runs.
+/sleepy/bench/loop 100000000000 >/dev/null & l1=$!
+/sleepy/bench/loop 100000000000 >/dev/null & l2=$!
+sleepy-start -F 1000 -p $l1 -o /tmp/p.data >/dev/null
+sleep 1
+sleepy-stop >/dev/null
+kill $l1 $l2; wait $l1 $l2 2>/dev/null
+rows /tmp/p.data > /tmp/p.rows
+others=$(awk -v p=$l1 '$2 != p' /tmp/p.rows | wc -l)
+check "-p: samples of that pid only ($(wc -l < /tmp/p.rows) rows, $others of other pids)" \
+	[ -s /tmp/p.rows -a "$others" = 0 ]
+
+# --follow: children forked after the start are sampled too; without it
+# they are not.  The parent sleeps, then runs loop in a child.
+follow_rows() {	# follow_rows [--follow]: loop's rows in the recording
+	sh -c 'sleep 1; /sleepy/bench/loop 30000000 >/dev/null; true' & parent=$!
+	sleepy-start -F 1000 -p $parent "$@" -o /tmp/f.data >/dev/null
+	wait $parent
+	sleepy-stop >/dev/null
+	rows /tmp/f.data | grep -c '^loop#'
+}
+with=$(follow_rows --follow)
+without=$(follow_rows)
+check "-p --follow samples a child forked later ($with rows), -p alone does not ($without)" \
+	[ "$with" -gt 0 -a "$without" = 0 ]
+
+# sleepy-record samples its command only; with -a, everything.
+sh -c 'while :; do :; done' & spinner=$!
+sleepy-record -F 1000 -o /tmp/only.data -- /sleepy/bench/loop 30000000 >/dev/null
+sleepy-record -F 1000 -a -o /tmp/all.data -- /sleepy/bench/loop 30000000 >/dev/null
+kill $spinner; wait $spinner 2>/dev/null
+only_loop=$(rows /tmp/only.data | grep -c '^loop#')
+only_sh=$(rows /tmp/only.data | grep -c '^sh#')
+all_sh=$(rows /tmp/all.data | grep -c '^sh#')
+check "sleepy-record: the command only ($only_loop loop rows, $only_sh of a busy shell); -a: everything ($all_sh shell rows)" \
+	[ "$only_loop" -gt 0 -a "$only_sh" = 0 -a "$all_sh" -gt 0 ]
+
+# -k: kernel-mode samples carry kernel IPs; without it, the user IP the
+# task entered the kernel from.
+sleepy-record -F 2000 -k -o /tmp/k.data -- /sleepy/bench/syscall 100000 >/dev/null
+sleepy-record -F 2000 -o /tmp/nok.data -- /sleepy/bench/syscall 100000 >/dev/null
+k_kernel=$(rows /tmp/k.data | awk '$1 ~ /^syscall#/ && $3 == "kernel" && $4 ~ /^0xffffffff/' | wc -l)
+nok_kernel=$(rows /tmp/nok.data | awk '$1 ~ /^syscall#/ && $3 == "kernel"' | wc -l)
+nok_kernel_ip=$(rows /tmp/nok.data | awk '$4 ~ /^0xffffffff/' | wc -l)
+check "-k: kernel IPs in kernel-mode rows ($k_kernel); without -k none ($nok_kernel_ip of $nok_kernel kernel-mode rows)" \
+	[ "$k_kernel" -gt 0 -a "$nok_kernel" -gt 0 -a "$nok_kernel_ip" = 0 ]

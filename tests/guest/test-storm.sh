@@ -1,0 +1,32 @@
+#!/bin/sh
+# test-storm.sh [ROUNDS]: sessions start and stop at 10 kHz while
+# processes fork, exec and exit as fast as they can.
+. /sleepy/guest/lib.sh
+cd /tmp
+rounds=${1:-20}
+plan 1
+
+storm() {
+	while [ ! -e /tmp/stop-storm ]; do
+		/bin/true; sh -c ':' & wait
+	done
+}
+rm -f /tmp/stop-storm /tmp/stress.err
+storm & s1=$!
+storm & s2=$!
+failed=0
+i=0
+while [ $i -lt $rounds ]; do
+	sleepy-start -F 10000 -b 64K -o /tmp/s.data >/dev/null 2>>/tmp/stress.err ||
+		{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/stress.err; }
+	sleep 1
+	sleepy-stop >/dev/null 2>>/tmp/stress.err ||
+		{ failed=$((failed + 1)); echo "round $i: sleepy-stop failed" >> /tmp/stress.err; }
+	sleepy-parse /tmp/s.data >/dev/null 2>>/tmp/stress.err ||
+		{ failed=$((failed + 1)); echo "round $i: sleepy-parse failed" >> /tmp/stress.err; }
+	i=$((i + 1))
+done
+touch /tmp/stop-storm
+wait $s1 $s2
+[ -s /tmp/stress.err ] && sed 's/^/# stress: /' /tmp/stress.err | head -n 40
+check "stress: $rounds sessions at 10 kHz under a fork/exec storm, $failed failures" [ $failed = 0 ]
