@@ -35,6 +35,13 @@ done
 cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
 
 start=$(date +%s)
+# A line a minute, so that a first build (several minutes) is not silent.
+touch "$out/.build-start"
+while sleep 60; do
+	echo "build-kernel: $flavor: $(( $(date +%s) - start )) s, $(find "$out" -name '*.o' -newer "$out/.build-start" | wc -l) objects compiled (a full build has about 1400)"
+done &
+ticker=$!
+trap 'kill $ticker 2>/dev/null' EXIT
 mk olddefconfig >/dev/null
 mk bzImage
 echo "build-kernel: $flavor $(make -s -C "$src" kernelversion) built in $(( $(date +%s) - start )) s: $out/arch/x86/boot/bzImage"

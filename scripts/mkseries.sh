@@ -207,6 +207,9 @@ echo "mkseries: $(ls "$out" | wc -l) files in ${out#$top/} (base: $(git_ log -1 
 
 [ "$check" = --check ] || exit 0
 status=0
+# The plan: checkpatch and a build per patch, sparse/W=1, CONFIG_SLEEPY=n.
+patches=$(ls "$out"/0*.patch | grep -vc '/0000-')
+echo "1..$((2 * patches + 2))"
 n=0
 for patch in "$out"/0*.patch; do
 	case $patch in */0000-*) continue ;; esac
@@ -232,6 +235,12 @@ mkdir -p "$kout"
 n=0
 for commit in $(git_ rev-list --reverse base..sleepy); do
 	n=$((n + 1))
+	# A patch that changes no kernel source (Documentation/, selftests)
+	# leaves the kernel of the patch before it.
+	if ! git_ diff --name-only "$commit^" "$commit" | grep -qv '^Documentation/\|^tools/testing/'; then
+		echo "ok - series: patch $n changes no kernel source; nothing to build ($(git_ log -1 --format=%s "$commit"))"
+		continue
+	fi
 	git_ checkout -q "$commit"
 	cp "$top/build/kernel-normal/.config" "$kout/.config"
 	if make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" olddefconfig bzImage > "$kout/build-$n.log" 2>&1; then

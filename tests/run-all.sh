@@ -1,65 +1,189 @@
 #!/bin/bash
-# make test: builds everything, runs every test and prints one summary
-# line "N passed, N failed"; exits non-zero if anything failed.
-#   host:   unit tests of the userland library, series + checkpatch
-#   guest:  KUnit at boot, the kselftest ABI suite, the tools end to end
-#   debug:  a lockdep/KASAN/RCU kernel under a fork/exec + session storm
+# make test: builds everything, runs every test and ends with one summary
+# line "N passed, N failed, N skipped"; exits non-zero if anything failed.
+#   host:   unit tests of the userland library, fuzz corpus replay and a
+#           short fuzz run, the patch series (checkpatch, per-patch builds,
+#           sparse, CONFIG_SLEEPY=n)
+#   guest:  KUnit at boot, the kselftest ABI suite (x86-64 and i386), the
+#           tools end to end; then under -icount, 15 to 50 kHz sessions
+#   debug:  a lockdep/KASAN/RCU kernel: KUnit, a fork/exec + session
+#           storm, kselftest, hostile system calls, trinity
+# Fails closed: every group of results is TAP with a plan and must print
+# exactly that many results; every program's exit status is checked; the
+# guests' results come back as files over 9p; a group that did not run is
+# a failure.  One deadline bounds the whole run (SLEEPY_TEST_MINUTES,
+# default 85, under CI's 90): a guest gets at most what is left, and the
+# summary is printed whatever hangs.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logs=$top/out/test
+results=$logs/results
 mkdir -p "$logs"
-pass=0 fail=0
-result() {	# result ok|fail NAME
-	if [ "$1" = ok ]; then pass=$((pass + 1)); echo "ok - $2"
-	else fail=$((fail + 1)); echo "not ok - $2"; fi
+t0=$(date +%s)
+deadline=$((t0 + ${SLEEPY_TEST_MINUTES:-85} * 60))
+pass=0 fail=0 skipped=0
+stage_name= stage_t0= stage_times=()
+
+result() {	# result ok|fail|skip NAME
+	case $1 in
+	ok) pass=$((pass + 1)); echo "ok - $2" ;;
+	skip) skipped=$((skipped + 1)); echo "skip - $2" ;;
+	*) fail=$((fail + 1)); echo "not ok - $2" ;;
+	esac
 }
-step() {	# step NAME LOG COMMAND...: a build step that must work
-	local name=$1 log=$2; shift 2
-	local t0=$(date +%s)
-	if "$@" > "$log" 2>&1; then
-		result ok "$name ($(( $(date +%s) - t0 )) s)"
+clock() { local s=$(( $(date +%s) - t0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
+end_stage() {
+	[ -n "$stage_name" ] && stage_times+=("$(( $(date +%s) - stage_t0 )) s  $stage_name")
+	stage_name=
+}
+stage() {	# stage NAME [ESTIMATE]: the next part of the run, timed for the summary
+	end_stage
+	stage_name=$1 stage_t0=$(date +%s)
+	echo "== [$(clock)] $1${2:+ (usually $2)}"
+}
+finish() {
+	end_stage
+	echo "== stage times (total $(clock)):"
+	printf '   %s\n' "${stage_times[@]}"
+	echo "$pass passed, $fail failed, $skipped skipped"
+	[ "$fail" = 0 ]
+	exit $?
+}
+trap 'echo "make test: interrupted"; fail=$((fail + 1)); finish' INT TERM
+
+# watch LOG PROGRESS COMMAND...: runs COMMAND with its output in LOG and,
+# every minute, says how long it has run and what PROGRESS (a command)
+# prints.  Returns COMMAND's exit status.
+watch() {
+	local log=$1 progress=$2
+	shift 2
+	"$@" > "$log" 2>&1 &
+	watch_pid $! "$progress"
+}
+watch_pid() {	# watch_pid PID PROGRESS: waits for a child of this shell
+	local pid=$1 progress=$2 start now last
+	start=$(date +%s) last=$start
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		now=$(date +%s)
+		if [ $((now - last)) -ge 60 ]; then
+			last=$now
+			echo "   ... $((now - start)) s${progress:+: $($progress 2>/dev/null)}"
+		fi
+	done
+	wait "$pid"
+}
+step() {	# step NAME LOG PROGRESS COMMAND...: a build step that must work
+	local name=$1 log=$2 progress=$3 t=$(date +%s)
+	shift 3
+	if watch "$log" "$progress" "$@"; then
+		result ok "$name ($(( $(date +%s) - t )) s)"
 	else
 		result fail "$name (see ${log#$top/})"; tail -n 20 "$log"
 		return 1
 	fi
 }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" = 0 ]
-	exit $?
+build_kernel() {	# build_kernel FLAVOR [NICENESS]
+	nice -n "${2:-0}" bash scripts/build-kernel.sh "$1"
 }
-# Results a guest printed as "PREFIX(not )ok ..." lines, counted.
-collect() {	# collect LOG PREFIX LABEL EXPECTED AFTER: AFTER follows "ok "
-	local log=$1 prefix=$2 label=$3 expected=$4 after=$5 n=0 line
+last_line() { tail -n 1 "$1" | cut -c1-150; }
+# Progress of a guest: results so far, and the group running.
+guest_progress() {	# guest_progress LABEL
+	local dir=$results/$1 last
+	last=$(ls -t "$dir"/*.tap 2>/dev/null | head -n 1)
+	echo "$(cat "$dir"/*.tap 2>/dev/null | grep -cE '^(not )?ok ') results${last:+, in $(basename "$last" .tap)}"
+}
+tap_results() { echo "$(grep -cE '^(not )?ok ' "$1") results"; }
+
+# tap_group LABEL FILE [STATUS]: one group's TAP against its plan.  STATUS
+# is the program's exit status: non-zero fails the group unless a result
+# already failed (then 1..127 is expected); missing or >= 128 always does.
+tap_group() {
+	local label=$1 file=$2 status=${3-} plan= n=0 failed=0 line name
+	if [ ! -s "$file" ]; then
+		result fail "$label: no results (${file#$top/} missing or empty)"
+		return
+	fi
 	while IFS= read -r line; do
-		n=$((n + 1))
+		line=${line%$'\r'}
+		name=$(sed -E 's/^(not )?ok( [0-9]+)?( - | )?//' <<< "$line")
 		case $line in
-		"${prefix}not ok"*) line=${line#${prefix}not ok }; result fail "$label: ${line#- }" ;;
-		*) line=${line#${prefix}ok }; result ok "$label: ${line#- }" ;;
+		1..*) [ -z "$plan" ] && plan=${line#1..} ;;
+		"not ok"*) n=$((n + 1)); failed=$((failed + 1)); result fail "$label: $name" ;;
+		"ok"*" # SKIP"*) n=$((n + 1)); result skip "$label: $name" ;;
+		"ok "*) n=$((n + 1)); result ok "$label: $name" ;;
 		esac
-	done < <(sed -e 's/\r$//' -e 's/^\[ *[0-9.]*\] //' "$log" | grep -E "^${prefix}(not )?ok ${after}")
-	[ "$n" -ge "$expected" ] || result fail "$label: only $n results, expected $expected (crash or hang?)"
-}
-# The results of one guest run: KUnit at boot, kselftest, the scripts.
-guest_results() {	# guest_results LOG LABEL SCRIPT_RESULTS KSELFTESTS
-	collect "$1" "    " "$2 kunit" 8 "[0-9]+ sleepy_test_"
-	collect "$1" "selftest: " "$2 kselftest" "$4" "[0-9]+ "
-	collect "$1" "" "$2" "$3" "- "
-	scan_kernel_reports "$1" "$2"
+	done < "$file"
+	if [ -z "$plan" ]; then
+		result fail "$label: no TAP plan (1..N): it did not start or died early"
+	elif [ "$n" != "$plan" ]; then
+		result fail "$label: $n results where the plan says $plan (a crash, a hang or a miscount)"
+	fi
+	[ -z "$status" ] && return
+	if [ "$status" = 0 ] || { [ "$failed" -gt 0 ] && [ "$status" -gt 0 ] 2>/dev/null && [ "$status" -lt 128 ]; }; then
+		return
+	fi
+	result fail "$label: exit status ${status:-missing}"
 }
 # Any kernel report in a console log fails the run.
 scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	local hits
+	if [ ! -s "$1" ]; then
+		result fail "$2: no console log (${1#$top/})"
+		return
+	fi
 	hits=$(grep -aE 'WARNING:|BUG:|Oops|Call Trace:|rcu: INFO:|self-detected stall|INFO: task .* blocked|segfault at|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
-	if [ -z "$hits" ]; then result ok "$2: no kernel warning in the console"
-	else result fail "$2: kernel reports in the console: $hits"; fi
+	if [ -z "$hits" ]; then result ok "$2: no kernel report or user-space crash in the console"
+	else result fail "$2: reports in the console: $hits"; fi
+}
+# guest LABEL MODE KERNEL TIMEOUT EXTRA_CMDLINE GROUP...: boots a guest
+# whose results land in out/test/results/LABEL, one TAP file per GROUP,
+# then checks each group, the kernel's taint flags and the console.
+guest() {
+	local label=$1 mode=$2 kernel=$3 timeout=$4 extra=$5 dir=$results/$1 g f left tainted
+	shift 5
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	left=$((deadline - $(date +%s) - 60))
+	[ "$left" -lt "$timeout" ] && timeout=$left
+	if [ "$timeout" -lt 120 ]; then
+		result fail "$label: not run: the run's deadline has passed"
+		return
+	fi
+	watch /dev/null "guest_progress $label" bash qemu/boot.sh "$kernel" build/initramfs.cpio.gz \
+		"$mode" "$logs/$label.log" "$timeout" "sleepy.results=$label $extra"
+	result $([ $? = 0 ] && echo ok || echo fail) \
+		"$label: the guest boots and finishes within $timeout s ($(tail -n 1 "$logs/$label.log" 2>/dev/null | tr -d '\r'))"
+	for g; do
+		tap_group "$label $g" "$dir/$g.tap" "$(cat "$dir/$g.exit" 2>/dev/null)"
+	done
+	for f in "$dir"/*.tap; do
+		[ -e "$f" ] || continue
+		g=$(basename "$f" .tap)
+		[[ " $* " == *" $g "* ]] || result fail "$label: group $g ran but the runner does not check it"
+	done
+	# KUnit taints the kernel with TEST (bit 18) by design; nothing else may.
+	tainted=$(cat "$dir/tainted" 2>/dev/null)
+	if [ -z "$tainted" ] || [ ! -e "$dir/done" ]; then
+		result fail "$label: the guest did not reach the end of its run"
+	elif (( tainted & ~(1 << 18) )); then
+		result fail "$label: the kernel is tainted (/proc/sys/kernel/tainted = $tainted)"
+	else
+		result ok "$label: the kernel is not tainted (tainted = $tainted; KUnit's TEST flag allowed)"
+	fi
+	scan_kernel_reports "$logs/$label.log" "$label"
 }
 
-step "install dependencies" "$logs/deps.log" bash scripts/deps.sh || finish
-step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.log" bash scripts/prepare-kernel.sh || finish
+stage "dependencies and the kernel tree" "a minute; 3 when packages are missing"
+step "install dependencies" "$logs/deps.log" "" bash scripts/deps.sh || finish
+step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.log" "" \
+	bash scripts/prepare-kernel.sh || finish
 echo "# $(tail -n1 "$logs/tree.log")"
-step "build the kernel" "$logs/kernel.log" bash scripts/build-kernel.sh normal || finish
+
+stage "normal kernel, tools, initramfs" "5 minutes cold, 20 s warm"
+step "build the kernel (CONFIG_WERROR: no compiler warning)" "$logs/kernel.log" \
+	"last_line $logs/kernel.log" build_kernel normal || finish
 sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
 	local out files
 	touch build/linux/kernel/sleepy/*.c
@@ -73,50 +197,43 @@ sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
 		{ echo "W=1 did not compile the $files files"; return 1; }
 	! grep -E ': (warning|error):' <<< "$out"
 }
-step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.log" sparse_check
-step "build the userland tools and tests" "$logs/userland.log" make -s userland || finish
-step "build the initramfs" "$logs/initramfs.log" make -s initramfs || finish
+step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.log" "" sparse_check
+step "build the userland tools and tests" "$logs/userland.log" "" make -s userland || finish
+step "build the initramfs" "$logs/initramfs.log" "" make -s initramfs || finish
 
-echo "== host: userland unit tests"
+stage "host: unit tests and fuzzing" "2 minutes"
 build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
-collect "$logs/host-unit.log" "" "host" 30 "[0-9]+ - "
-
-echo "== host: fuzzing the recording reader (userland/fuzz/)"
-step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" \
+tap_group host "$logs/host-unit.log" $?
+step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" "" \
 	make -s -C userland/fuzz O="$top/build/fuzz" HDR="$top/build/headers/include"
 build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
-collect "$logs/fuzz-replay.log" "" "fuzz" \
-	"$(find userland/fuzz/corpus userland/fuzz/regressions -type f ! -name '.*' | wc -l)" "[0-9]+ - "
-step "fuzz the recording reader and reports for 60 s: no crash" "$logs/fuzz.log" bash scripts/fuzz.sh 60 1
+tap_group "fuzz replay" "$logs/fuzz-replay.log" $?
+step "fuzz the recording reader and reports for 60 s: no crash" "$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
 echo "# $(tail -n 1 "$logs/fuzz.log")"
 
-echo "== host: patch series"
-bash scripts/mkseries.sh --check > "$logs/series.log" 2>&1
-result $([ $? = 0 ] && echo ok || echo fail) "make series: format-patch series with cover letter in out/series"
-collect "$logs/series.log" "" "series" 24 "- "
+stage "host: the patch series" "4 minutes warm; a kernel build per patch, mostly ccache hits, when cold"
+watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
+tap_group series "$logs/series.log" $?
 
-echo "== guest: normal kernel (KUnit at boot, kselftest, tools)"
-bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage build/initramfs.cpio.gz test \
-	"$logs/guest.log" 1500 > /dev/null 2>&1
-result $([ $? = 0 ] && echo ok || echo fail) "guest boots and finishes the test run"
-# 49 from the tools' scripts, 12 from test-abi-attack.sh
-guest_results "$logs/guest.log" guest 61 22
+# The debug kernel builds (at nice 19) while the normal guests run: the guest
+# is one host thread, so the build has the other core.
+build_kernel debug 19 > "$logs/kernel-debug.log" 2>&1 &
+debug_build=$!
 
-echo "== guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall"
-QEMU_EXTRA="-icount shift=1,sleep=off" bash qemu/boot.sh build/kernel-normal/arch/x86/boot/bzImage \
-	build/initramfs.cpio.gz icount "$logs/icount.log" 900 "kunit.enable=0" > /dev/null 2>&1
-result $([ $? = 0 ] && echo ok || echo fail) "icount guest boots and finishes its sessions"
-# 2 results per frequency, 3 frequencies
-collect "$logs/icount.log" "" "icount" 6 "- "
-scan_kernel_reports "$logs/icount.log" icount
+stage "guest: normal kernel" "11 minutes"
+guest guest test build/kernel-normal/arch/x86/boot/bzImage 1500 "" \
+	kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 tools accuracy idle drain abi-attack
 
-echo "== debug kernel (lockdep, KASAN, RCU, atomic-sleep): stress"
-step "build the debug kernel" "$logs/kernel-debug.log" bash scripts/build-kernel.sh debug &&
-{
-	bash qemu/boot.sh build/kernel-debug/arch/x86/boot/bzImage build/initramfs.cpio.gz stress \
-		"$logs/debug.log" 2400 > /dev/null 2>&1
-	result $([ $? = 0 ] && echo ok || echo fail) "debug guest boots and finishes the stress run"
-	# 1 from the storm, 12 from test-abi-attack.sh, 6 from test-trinity.sh
-	guest_results "$logs/debug.log" debug 19 22
-}
+stage "guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall" "3 minutes"
+QEMU_EXTRA="-icount shift=1,sleep=off" guest icount icount build/kernel-normal/arch/x86/boot/bzImage \
+	900 "kunit.enable=0" icount
+
+stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep)" "13 minutes cold (build), then 16"
+if watch_pid $debug_build "last_line $logs/kernel-debug.log"; then
+	result ok "build the debug kernel ($(tail -n 1 "$logs/kernel-debug.log"))"
+	guest debug stress build/kernel-debug/arch/x86/boot/bzImage 2400 "" \
+		kunit-sleepy_apps kunit-sleepy_buffer storm kselftest idle drain abi-attack trinity
+else
+	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"
+fi
 finish

@@ -15,6 +15,9 @@
 #include "lib/session.h"
 #include "lib/symbols.h"
 
+/* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
+#define PLANNED_TESTS 40
+
 static int failures, tests;
 
 static void check(int ok, const char *fmt, ...)
@@ -409,6 +412,7 @@ static void test_function_rows(void)
 
 int main(int argc, char **argv)
 {
+	printf("1..%d\n", PLANNED_TESTS);
 	test_good();
 	test_stats_sizes();
 	test_many_ips();
@@ -418,6 +422,7 @@ int main(int argc, char **argv)
 	test_symbols(argc > 1 ? argv[1] : "../build/userland");
 	test_parsers();
 	test_function_rows();
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	if (tests != PLANNED_TESTS)
+		printf("# ran %d tests, planned %d\n", tests, PLANNED_TESTS);
+	return failures || tests != PLANNED_TESTS ? 1 : 0;
 }

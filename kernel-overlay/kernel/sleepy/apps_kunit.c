@@ -129,6 +129,10 @@ struct sleepy_test_writer {
 	pid_t first_pid;
 	struct completion done;
 	int errors;
+	/* The appid each pid should map to now, 0 after a removal. */
+	u32 expected[SLEEPY_TEST_PIDS];
+	/* The pid each appid was given to; 0 until the writer wrote it. */
+	pid_t *owner;
 };
 
 static int sleepy_test_writer_fn(void *data)
@@ -141,46 +145,74 @@ static int sleepy_test_writer_fn(void *data)
 		pid_t pid = writer->first_pid + i % SLEEPY_TEST_PIDS;
 
 		if (sleepy_apps_add(writer->apps, pid, "w", true, NULL,
-				    &change))
+				    &change)) {
 			writer->errors++;
-		if (i % 3 == 0 && !sleepy_apps_remove(writer->apps, pid))
-			writer->errors++;
+			continue;
+		}
+		WRITE_ONCE(writer->owner[change.appid], pid);
+		writer->expected[i % SLEEPY_TEST_PIDS] = change.appid;
+		if (i % 3 == 0) {
+			if (sleepy_apps_remove(writer->apps, pid) != change.appid)
+				writer->errors++;
+			writer->expected[i % SLEEPY_TEST_PIDS] = 0;
+		}
 		cond_resched();
 	}
 	complete(&writer->done);
 	return 0;
 }
 
-/* Two writers and a reader on one table: nothing lost, nothing stale. */
+/*
+ * Two writers and a reader on one table.  The reader never sees an appid
+ * that was given to another pid; at the end every pid maps to the appid
+ * of its last add, or to nothing if its last round removed it.
+ */
 static void sleepy_test_concurrent(struct kunit *test)
 {
-	struct sleepy_test_writer writers[2];
+	struct sleepy_test_writer *writers;
 	struct sleepy_apps *apps;
 	struct task_struct *task;
-	unsigned long lookups = 0;
-	u32 expected_live = 0;
-	int i;
+	unsigned long hits = 0;
+	u32 live = 0;
+	pid_t *owner;
+	int i, w;
 
+	writers = kunit_kcalloc(test, 2, sizeof(*writers), GFP_KERNEL);
+	owner = kunit_kcalloc(test, 2 * SLEEPY_TEST_ROUNDS + 1, sizeof(*owner),
+			      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, writers);
+	KUNIT_ASSERT_NOT_NULL(test, owner);
 	/* Retired entries return after a grace period: room for all. */
 	apps = sleepy_apps_create(2 * SLEEPY_TEST_ROUNDS + 2 * SLEEPY_TEST_PIDS);
 	KUNIT_ASSERT_NOT_NULL(test, apps);
-	for (i = 0; i < 2; i++) {
-		writers[i] = (struct sleepy_test_writer) {
-			.apps = apps,
-			.first_pid = 1000 + i * SLEEPY_TEST_PIDS,
-		};
-		init_completion(&writers[i].done);
-		task = kthread_run(sleepy_test_writer_fn, &writers[i],
-				   "sleepy_test%d", i);
+	for (w = 0; w < 2; w++) {
+		writers[w].apps = apps;
+		writers[w].first_pid = 1000 + w * SLEEPY_TEST_PIDS;
+		writers[w].owner = owner;
+		init_completion(&writers[w].done);
+		task = kthread_run(sleepy_test_writer_fn, &writers[w],
+				   "sleepy_test%d", w);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	}
 	while (!completion_done(&writers[0].done) ||
 	       !completion_done(&writers[1].done)) {
-		for (i = 1000; i < 1000 + 2 * SLEEPY_TEST_PIDS; i++)
-			if (sleepy_apps_lookup(apps, i) >
-			    2 * SLEEPY_TEST_ROUNDS)
-				KUNIT_FAIL(test, "appid out of range");
-		lookups++;
+		for (i = 1000; i < 1000 + 2 * SLEEPY_TEST_PIDS; i++) {
+			u32 appid = sleepy_apps_lookup(apps, i);
+			pid_t given_to;
+
+			if (!appid)
+				continue;
+			hits++;
+			if (appid > 2 * SLEEPY_TEST_ROUNDS) {
+				KUNIT_FAIL(test, "pid %d: appid %u out of range",
+					   i, appid);
+				continue;
+			}
+			given_to = READ_ONCE(owner[appid]);
+			if (given_to && given_to != i)
+				KUNIT_FAIL(test, "pid %d: appid %u of pid %d",
+					   i, appid, given_to);
+		}
 		cond_resched();
 	}
 	wait_for_completion(&writers[0].done);
@@ -188,12 +220,18 @@ static void sleepy_test_concurrent(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, 0, writers[0].errors + writers[1].errors);
 	KUNIT_EXPECT_EQ(test, 2U * SLEEPY_TEST_ROUNDS, apps->next_appid);
-	/* A pid stays mapped if its last round did not remove it. */
-	for (i = SLEEPY_TEST_ROUNDS - SLEEPY_TEST_PIDS; i < SLEEPY_TEST_ROUNDS; i++)
-		expected_live += 2 * (i % 3 != 0);
-	KUNIT_EXPECT_EQ(test, expected_live, sleepy_apps_live(apps));
+	for (w = 0; w < 2; w++) {
+		for (i = 0; i < SLEEPY_TEST_PIDS; i++) {
+			KUNIT_EXPECT_EQ_MSG(test, writers[w].expected[i],
+					    sleepy_apps_lookup(apps, writers[w].first_pid + i),
+					    "pid %d", writers[w].first_pid + i);
+			live += !!writers[w].expected[i];
+		}
+	}
+	KUNIT_EXPECT_EQ(test, live, sleepy_apps_live(apps));
 	KUNIT_EXPECT_EQ(test, 0ULL, apps->overflows);
-	KUNIT_EXPECT_GT(test, lookups, 0UL);
+	/* The reader ran while the writers did, or it checked nothing. */
+	KUNIT_EXPECT_GT(test, hits, 0UL);
 	sleepy_apps_destroy(apps);
 }
 
