@@ -238,15 +238,15 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 	# A patch that changes no kernel source (Documentation/, selftests)
 	# leaves the kernel of the patch before it.
 	if ! git_ diff --name-only "$commit^" "$commit" | grep -qv '^Documentation/\|^tools/testing/'; then
-		echo "ok - series: patch $n changes no kernel source; nothing to build ($(git_ log -1 --format=%s "$commit"))"
+		echo "ok - patch $n changes no kernel source; nothing to build ($(git_ log -1 --format=%s "$commit"))"
 		continue
 	fi
 	git_ checkout -q "$commit"
 	cp "$top/build/kernel-normal/.config" "$kout/.config"
 	if make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" olddefconfig bzImage > "$kout/build-$n.log" 2>&1; then
-		echo "ok - series: the kernel builds after patch $n ($(git_ log -1 --format=%s))"
+		echo "ok - the kernel builds after patch $n ($(git_ log -1 --format=%s))"
 	else
-		echo "not ok - series: the kernel does not build after patch $n"; tail -n 20 "$kout/build-$n.log"
+		echo "not ok - the kernel does not build after patch $n"; tail -n 20 "$kout/build-$n.log"
 		status=1
 	fi
 done
@@ -276,12 +276,12 @@ ours=$(sed "s|^$tree/||; s|^\(\.\./\)*||" "$core_log" | grep -E '^[^ :]+:[0-9]+:
 		esac
 	done | sort -u)
 if [ "$checked" -lt "$(wc -w <<< "$core_objs")" ]; then
-	echo "not ok - series: sparse did not check the touched core files (${core_log#$top/})"; status=1
+	echo "not ok - sparse did not check the touched core files (${core_log#$top/})"; status=1
 elif [ -n "$ours" ]; then
-	echo "not ok - series: sparse/W=1 warn on lines the series added: $ours"
+	echo "not ok - sparse/W=1 warn on lines the series added: $ours"
 	grep -F "$(head -n 3 <<< "$ours")" "$core_log" | head -n 10; status=1
 else
-	echo "ok - series: sparse (C=2) and W=1 over $(wc -w <<< "$core_objs") touched core objects: nothing on the series' lines"
+	echo "ok - sparse (C=2) and W=1 over $(wc -w <<< "$core_objs") touched core objects: nothing on the series' lines"
 fi
 
 # CONFIG_SLEEPY=n: the hooks compile to nothing and the syscalls to
@@ -298,12 +298,12 @@ if make -s -C "$tree" O="$nout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)"
 	defined=$(cd "$nout" && nm --defined-only $off_objs | grep -io '[a-z0-9_]*sleepy[a-z0-9_]*' | sort -u)
 	missing=$(comm -23 <(echo "$undefined") <(echo "$defined") | grep . || true)
 	if [ -z "$missing" ]; then
-		echo "ok - series: CONFIG_SLEEPY=n builds the hooked objects, no sleepy symbol left undefined"
+		echo "ok - CONFIG_SLEEPY=n builds the hooked objects, no sleepy symbol left undefined"
 	else
-		echo "not ok - series: CONFIG_SLEEPY=n leaves undefined: $missing"; status=1
+		echo "not ok - CONFIG_SLEEPY=n leaves undefined: $missing"; status=1
 	fi
 else
-	echo "not ok - series: CONFIG_SLEEPY=n does not build (${nout#$top/}/build.log)"; tail -n 20 "$nout/build.log"
+	echo "not ok - CONFIG_SLEEPY=n does not build (${nout#$top/}/build.log)"; tail -n 20 "$nout/build.log"
 	status=1
 fi
 exit $status
