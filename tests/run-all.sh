@@ -129,8 +129,8 @@ tap_group() {
 # Any kernel report in a console log fails the run.
 scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	local hits
-	if [ ! -s "$1" ]; then
-		result fail "$2: no console log (${1#$top/})"
+	if ! grep -qa 'Linux version' "$1" 2>/dev/null; then
+		result fail "$2: no kernel boot messages in the console log (${1#$top/})"
 		return
 	fi
 	hits=$(grep -aE 'WARNING:|BUG:|Oops|Call Trace:|rcu: INFO:|self-detected stall|INFO: task .* blocked|segfault at|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
@@ -181,7 +181,7 @@ step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.l
 	bash scripts/prepare-kernel.sh || finish
 echo "# $(tail -n1 "$logs/tree.log")"
 
-stage "normal kernel, tools, initramfs" "5 minutes cold, 20 s warm"
+stage "normal kernel, tools, initramfs" "5 minutes cold, 30 s warm"
 step "build the kernel (CONFIG_WERROR: no compiler warning)" "$logs/kernel.log" \
 	"last_line $logs/kernel.log" build_kernel normal || finish
 sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
@@ -211,7 +211,7 @@ tap_group "fuzz replay" "$logs/fuzz-replay.log" $?
 step "fuzz the recording reader and reports for 60 s: no crash" "$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
 echo "# $(tail -n 1 "$logs/fuzz.log")"
 
-stage "host: the patch series" "4 minutes warm; a kernel build per patch, mostly ccache hits, when cold"
+stage "host: the patch series" "5 minutes"
 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
 tap_group series "$logs/series.log" $?
 
@@ -220,18 +220,22 @@ tap_group series "$logs/series.log" $?
 build_kernel debug 19 > "$logs/kernel-debug.log" 2>&1 &
 debug_build=$!
 
-stage "guest: normal kernel" "11 minutes"
-guest guest test build/kernel-normal/arch/x86/boot/bzImage 1500 "" \
+stage "guest: normal kernel" "2 minutes"
+# Timeouts: about twice the measured run (normal 103 s, icount 42 s,
+# debug 441 s on the 2-core machine), for slower machines.
+guest guest test build/kernel-normal/arch/x86/boot/bzImage 240 "" \
 	kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 tools accuracy idle drain abi-attack
 
-stage "guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall" "3 minutes"
+stage "guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall" "a minute"
 QEMU_EXTRA="-icount shift=1,sleep=off" guest icount icount build/kernel-normal/arch/x86/boot/bzImage \
-	900 "kunit.enable=0" icount
+	120 "kunit.enable=0" icount
 
-stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep)" "13 minutes cold (build), then 16"
+stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep)" "6 minutes of build when cold, then 8"
 if watch_pid $debug_build "last_line $logs/kernel-debug.log"; then
 	result ok "build the debug kernel ($(tail -n 1 "$logs/kernel-debug.log"))"
-	guest debug stress build/kernel-debug/arch/x86/boot/bzImage 2400 "" \
+	# KASAN takes memory: 2 GiB leaves the ABI test's two 256 MiB buffers
+	# twice what they need (1087 MiB available with 1.5 GiB, 1024 needed).
+	QEMU_MEM=2048 guest debug stress build/kernel-debug/arch/x86/boot/bzImage 900 "" \
 		kunit-sleepy_apps kunit-sleepy_buffer storm kselftest idle drain abi-attack trinity
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"

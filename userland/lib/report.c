@@ -150,13 +150,13 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
 		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
-		 ", \"idle\": %" PRIu64 ", \"missed\": %" PRIu64
+		 ", \"lost_in_stream\": %" PRIu64 ", \"idle\": %" PRIu64 ", \"missed\": %" PRIu64
 		 ", \"table_overflows\": %" PRIu64
 		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
 		 profile->totals.samples, profile->totals.dropped,
-		 profile->totals.idle, profile->totals.missed,
+		 profile->lost_in_stream, profile->totals.idle, profile->totals.missed,
 		 profile->table_overflows,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stream, opts->format, text, json);

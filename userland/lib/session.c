@@ -533,9 +533,6 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 			summary->samples += stats.samples;
 			summary->dropped += stats.dropped;
 			summary->missed += stats.missed;
-		} else if (record->type == SLEEPY_REC_LOST) {
-			summary->lost_in_stream +=
-				((const struct sleepy_lost *)record)->count;
 		} else if (record->type == SLEEPY_REC_END) {
 			struct sleepy_end end;
 

@@ -40,7 +40,6 @@ struct sleepy_summary {
 	uint64_t samples;
 	uint64_t dropped;
 	uint64_t missed;
-	uint64_t lost_in_stream;
 	uint64_t duration_ns;
 	uint64_t bytes;
 	uint64_t buffer_bytes_per_cpu;
