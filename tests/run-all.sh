@@ -137,24 +137,37 @@ scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	if [ -z "$hits" ]; then result ok "$2: no kernel report or user-space crash in the console"
 	else result fail "$2: reports in the console: $hits"; fi
 }
-# guest LABEL MODE KERNEL TIMEOUT EXTRA_CMDLINE GROUP...: boots a guest
-# whose results land in out/test/results/LABEL, one TAP file per GROUP,
-# then checks each group, the kernel's taint flags and the console.
-guest() {
-	local label=$1 mode=$2 kernel=$3 timeout=$4 extra=$5 dir=$results/$1 g f left tainted
-	shift 5
+# guest_start LABEL MODE KERNEL TIMEOUT EXTRA_CMDLINE: boots a guest in the
+# background (QEMU_EXTRA and QEMU_MEM reach boot.sh); its results land in
+# out/test/results/LABEL, one TAP file and one exit status per group.
+declare -A guest_pid guest_t0 guest_timeout
+guest_start() {
+	local label=$1 mode=$2 kernel=$3 timeout=$4 extra=$5 dir=$results/$1 left
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	left=$((deadline - $(date +%s) - 60))
 	[ "$left" -lt "$timeout" ] && timeout=$left
-	if [ "$timeout" -lt 120 ]; then
+	guest_pid[$label]= guest_timeout[$label]=$timeout guest_t0[$label]=$(date +%s)
+	[ "$timeout" -lt 120 ] && return
+	echo "   [$(clock)] $label guest started (timeout $timeout s)"
+	bash qemu/boot.sh "$kernel" build/initramfs.cpio.gz "$mode" "$logs/$label.log" \
+		"$timeout" "sleepy.results=$label $extra" > /dev/null 2>&1 &
+	guest_pid[$label]=$!
+}
+# guest_finish LABEL GROUP...: waits for the guest, then checks each GROUP
+# against its plan, that no other group ran, the kernel's taint flags and
+# the console.
+guest_finish() {
+	local label=$1 dir=$results/$1 pid=${guest_pid[$1]} g f tainted status
+	shift
+	if [ -z "$pid" ]; then
 		result fail "$label: not run: the run's deadline has passed"
 		return
 	fi
-	watch /dev/null "guest_progress $label" bash qemu/boot.sh "$kernel" build/initramfs.cpio.gz \
-		"$mode" "$logs/$label.log" "$timeout" "sleepy.results=$label $extra"
-	result $([ $? = 0 ] && echo ok || echo fail) \
-		"$label: the guest boots and finishes within $timeout s ($(tail -n 1 "$logs/$label.log" 2>/dev/null | tr -d '\r'))"
+	watch_pid "$pid" "guest_progress $label"
+	status=$?
+	result $([ $status = 0 ] && echo ok || echo fail) \
+		"$label: the guest boots and finishes in $(( $(date +%s) - guest_t0[$label] )) s, within ${guest_timeout[$label]} s ($(tail -n 1 "$logs/$label.log" 2>/dev/null | tr -d '\r'))"
 	for g; do
 		tap_group "$label $g" "$dir/$g.tap" "$(cat "$dir/$g.exit" 2>/dev/null)"
 	done
@@ -215,29 +228,33 @@ stage "host: the patch series" "5 minutes"
 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
 tap_group series "$logs/series.log" $?
 
-# The debug kernel builds (at nice 19) while the normal guests run: the guest
-# is one host thread, so the build has the other core.
+stage "guests and the debug kernel (lockdep, KASAN, RCU, atomic-sleep)" \
+	"9 minutes, 15 more when the debug kernel needs a full build"
+# The debug kernel builds at nice 19 while the normal guest runs (the
+# guest is one host thread); its guest then runs on the second core
+# alongside the normal and -icount ones.  Timeouts: about twice the
+# measured run (normal 103 s, icount 42 s, debug 441 s on the 2-core
+# machine).
 build_kernel debug 19 > "$logs/kernel-debug.log" 2>&1 &
 debug_build=$!
-
-stage "guest: normal kernel" "2 minutes"
-# Timeouts: about twice the measured run (normal 103 s, icount 42 s,
-# debug 441 s on the 2-core machine), for slower machines.
-guest guest test build/kernel-normal/arch/x86/boot/bzImage 240 "" \
-	kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 tools accuracy idle drain abi-attack
-
-stage "guest under -icount: 15 to 50 kHz on two busy vCPUs, no stall" "a minute"
-QEMU_EXTRA="-icount shift=1,sleep=off" guest icount icount build/kernel-normal/arch/x86/boot/bzImage \
-	120 "kunit.enable=0" icount
-
-stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep)" "6 minutes of build when cold, then 8"
+guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 240 ""
 if watch_pid $debug_build "last_line $logs/kernel-debug.log"; then
 	result ok "build the debug kernel ($(tail -n 1 "$logs/kernel-debug.log"))"
 	# KASAN takes memory: 2 GiB leaves the ABI test's two 256 MiB buffers
 	# twice what they need (1087 MiB available with 1.5 GiB, 1024 needed).
-	QEMU_MEM=2048 guest debug stress build/kernel-debug/arch/x86/boot/bzImage 900 "" \
-		kunit-sleepy_apps kunit-sleepy_buffer storm kselftest idle drain abi-attack trinity
+	QEMU_MEM=2048 guest_start debug stress build/kernel-debug/arch/x86/boot/bzImage 900 ""
+	debug_started=yes
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"
+	debug_started=
 fi
+guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
+	tools accuracy idle drain abi-attack
+# 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
+QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
+	build/kernel-normal/arch/x86/boot/bzImage 120 "kunit.enable=0"
+guest_finish icount icount
+[ -n "$debug_started" ] &&
+	guest_finish debug kunit-sleepy_apps kunit-sleepy_buffer storm kselftest idle drain \
+		abi-attack trinity
 finish
