@@ -15,6 +15,8 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # (build/series/{linux,kernel-normal} like build/{linux,kernel-normal}),
 # so with paths made relative to the clone ccache finds what either built.
 export CCACHE_BASEDIR=$top
+# SERIES_JOBS: parallel compiles (make test runs one, beside a guest).
+jobs=${SERIES_JOBS:-$(nproc)}
 git_() { git -C "$tree" -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
 
 # One commit per concern, in an order that builds at every step:
@@ -243,7 +245,7 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 	fi
 	git_ checkout -q "$commit"
 	cp "$top/build/kernel-normal/.config" "$kout/.config"
-	if make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" olddefconfig bzImage > "$kout/build-$n.log" 2>&1; then
+	if make -s -C "$tree" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" olddefconfig bzImage > "$kout/build-$n.log" 2>&1; then
 		echo "ok - the kernel builds after patch $n ($(git_ log -1 --format=%s))"
 	else
 		echo "not ok - the kernel does not build after patch $n"; tail -n 20 "$kout/build-$n.log"
@@ -292,7 +294,7 @@ mkdir -p "$nout"
 cp "$top/build/kernel-normal/.config" "$nout/.config"
 "$tree/scripts/config" --file "$nout/.config" --disable SLEEPY
 off_objs="$core_objs kernel/sys_ni.o"
-if make -s -C "$tree" O="$nout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$(nproc)" olddefconfig $off_objs \
+if make -s -C "$tree" O="$nout" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" olddefconfig $off_objs \
 	> "$nout/build.log" 2>&1 && ! grep -q '^CONFIG_SLEEPY=y' "$nout/.config"; then
 	undefined=$(cd "$nout" && nm -u $off_objs | grep -io '[a-z0-9_]*sleepy[a-z0-9_]*' | sort -u)
 	defined=$(cd "$nout" && nm --defined-only $off_objs | grep -io '[a-z0-9_]*sleepy[a-z0-9_]*' | sort -u)
