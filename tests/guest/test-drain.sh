@@ -8,7 +8,7 @@ cd /tmp
 seconds=${SLEEPY_DRAIN_SECONDS:-30}
 # test-drain.sh [MIN_RATE]: the samples per CPU and second a 10 kHz
 # session must take at least (lower on the debug kernel).
-min_rate=${1:-2500}
+min_rate=${1:-2000}
 plan 12
 
 utime() { awk '{ print $14 }' /proc/$1/stat; }	# in USER_HZ (100) ticks
