@@ -3,7 +3,7 @@
 #
 #   make run [PROGRAM=path ARGS='...']   profile the benchmarks (or PROGRAM)
 #   make shell                           interactive guest with the tools
-#   make test                            every test; ends "N passed, N failed"
+#   make test                            every test; ends "N passed, N failed, N skipped"
 #   make series                          git format-patch series in out/series
 #   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
 #   make bench [BENCH_REPS=5]            sleepy vs perf: overhead, accuracy,
