@@ -107,7 +107,7 @@ tap_group() {
 	fi
 	while IFS= read -r line; do
 		line=${line%$'\r'}
-		name=$(sed -E 's/^(not )?ok( [0-9]+)?( - | )?//' <<< "$line")
+		[[ $line =~ ^(not )?ok( [0-9]+)?( - | )?(.*) ]] && name=${BASH_REMATCH[4]}
 		case $line in
 		1..*) [ -z "$plan" ] && plan=${line#1..} ;;
 		"not ok"*) n=$((n + 1)); failed=$((failed + 1)); result fail "$label: $name" ;;

@@ -1,13 +1,11 @@
 # Helpers for the guest test scripts (sourced).  Every script prints TAP:
-# its plan "1..N" first, then "ok N - NAME", "not ok N - NAME" or
-# "ok N - NAME # SKIP REASON" per check.  The host fails a group whose
-# number of results differs from its plan, up or down.
+# its plan "1..N" first, then "ok N - NAME" or "not ok N - NAME" per
+# check.  The host fails a group whose number of results differs from its
+# plan, up or down.
 tap_count=0
 plan() { echo "1..$1"; }
 ok() { tap_count=$((tap_count + 1)); echo "ok $tap_count - $*"; }
 not_ok() { tap_count=$((tap_count + 1)); echo "not ok $tap_count - $*"; }
-# skip NAME REASON: a check that cannot run here; the host counts it apart.
-skip() { tap_count=$((tap_count + 1)); echo "ok $tap_count - $1 # SKIP $2"; }
 # check NAME COMMAND...: ok if COMMAND succeeds.
 check() {
 	name=$1; shift

@@ -422,7 +422,5 @@ int main(int argc, char **argv)
 	test_symbols(argc > 1 ? argv[1] : "../build/userland");
 	test_parsers();
 	test_function_rows();
-	if (tests != PLANNED_TESTS)
-		printf("# ran %d tests, planned %d\n", tests, PLANNED_TESTS);
-	return failures || tests != PLANNED_TESTS ? 1 : 0;
+	return failures ? 1 : 0;
 }

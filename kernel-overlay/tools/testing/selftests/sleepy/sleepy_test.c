@@ -803,17 +803,16 @@ static bool move_to(pid_t pid, int cpu)
 }
 
 /*
- * Tests that need a busy CPU skip when SLEEPY_TEST_NO_HOG gives a reason:
- * an environment where a spinning process of this build gets no timer
- * interrupts has nothing to sample.
+ * Why tests that need a busy CPU cannot run here, or NULL: the environment
+ * (SLEEPY_TEST_NO_HOG) says a spinning process of this build gets no timer
+ * interrupts, so there is nothing to sample.
  */
-#define SKIP_WITHOUT_HOG()						\
-	do {								\
-		const char *why = getenv("SLEEPY_TEST_NO_HOG");		\
-									\
-		if (why && *why)					\
-			SKIP(return, "%s", why);			\
-	} while (0)
+static const char *no_hog_reason(void)
+{
+	const char *why = getenv("SLEEPY_TEST_NO_HOG");
+
+	return why && *why ? why : NULL;
+}
 
 /* A child spinning on @cpu until killed. */
 static pid_t hog(int cpu)
@@ -935,7 +934,8 @@ TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
 
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
 		SKIP(return, "one CPU: nothing to unplug");
-	SKIP_WITHOUT_HOG();
+	if (no_hog_reason())
+		SKIP(return, "%s", no_hog_reason());
 	ASSERT_EQ(0, access(CPU1_ONLINE, W_OK));
 	self->attr.frequency = 10000;
 	for (round = 0; round < 3; round++) {
@@ -1007,7 +1007,8 @@ TEST_F(sleepy, idle_cpu_sampled_after_start)
 
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
 		SKIP(return, "one CPU");
-	SKIP_WITHOUT_HOG();
+	if (no_hog_reason())
+		SKIP(return, "%s", no_hog_reason());
 	pin(0, 0);
 	self->attr.frequency = 1000;
 	ASSERT_EQ(0, start(self, &self->attr));
