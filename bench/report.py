@@ -343,6 +343,22 @@ def main():
                            table=table), f, indent=1)
         plot(table, args.results)
 
+    one_path = os.path.join(args.raw, "one-vcpu", "raw.tsv")
+    if os.path.exists(one_path):
+        one = overhead_table(read_raw(one_path)["overhead"], ns_per_instruction)
+        if one:
+            md.append("\n### One vCPU: the workload and the profiler share it (median of %d "
+                      "repetitions)\n" % one[0]["repetitions"])
+            md.append("Equal terms: idle parking cannot help (the CPU is never idle while "
+                      "the workload runs), both tools sample exactly the one CPU and count "
+                      "the same samples, and the drainer's or perf's own user-space work "
+                      "is in the workload's time.  Record sizes: sleepy's sample 48 bytes, "
+                      "perf's 56 (IP, TID, TIME, ID, CPU, PERIOD, as `perf report -D` shows "
+                      "for `perf record -a -e cpu-clock -F N`).\n")
+            md.append(overhead_pivot(one))
+            with open(os.path.join(args.results, "overhead-one-vcpu.json"), "w") as f:
+                json.dump(dict(guest=guest, table=one), f, indent=1)
+
     acc = accuracy(args.raw, args.binaries)
     if acc:
         md.append("\n### Accuracy: share of user-mode samples per function vs callgrind's self cost (10 kHz)\n")

@@ -49,6 +49,18 @@ if [ "${1-}" != --report ]; then
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
 		grep --line-buffered -a '^bench:'
 	echo "bench: guest finished in $(( $(date +%s) - start )) s (wall)"
+
+	# The same overhead runs on one vCPU: the workload, the drainer and
+	# perf share it, so idle parking cannot help, and both tools sample
+	# exactly the one CPU the workload runs on.
+	echo "bench: one-vCPU guest, $reps repetitions"
+	start=$(date +%s)
+	QEMU_SMP=1 QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
+		build/kernel-normal/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
+		"$top/out/bench-one-vcpu-console.log" 1800 \
+		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec" |
+		grep --line-buffered -a '^bench:'
+	echo "bench: one-vCPU guest finished in $(( $(date +%s) - start )) s (wall)"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
 
 	bash bench/parse-speed.sh

@@ -5,14 +5,11 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,... and sleepy.parts=overhead,drain,stalled.
+# sleepy.workloads=loop,call,... and sleepy.parts=overhead,drain,stalled;
+# sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
-out=/mnt/out/bench
-mkdir -p $out /tmp/acc
-raw=$out/raw.tsv
-: > $raw
-reps=5 drain_seconds=60
+reps=5 drain_seconds=60 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead drain stalled"
@@ -22,8 +19,12 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.drain_seconds=*) drain_seconds=${arg#*=} ;;
 	sleepy.workloads=*) workloads=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
+	sleepy.out=*) out=/mnt/out/${arg#*=} ;;
 	esac
 done
+mkdir -p $out /tmp/acc
+raw=$out/raw.tsv
+: > $raw
 # perf must not lower its own rate under emulation: the comparison is at
 # the frequency asked for.
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
