@@ -45,6 +45,8 @@ userland: headers
 		-o $(U)/sleepy_test32 $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
 	@gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread -isystem $(HDR)/include \
 		-o $(U)/sleepy_abi_attack tests/guest/sleepy_abi_attack.c
+	@gcc -static -O2 -Wall -Wextra -Werror -pthread \
+		-o $(U)/sleepy_sched_load tests/guest/sleepy_sched_load.c
 
 initramfs: userland
 	@bash qemu/mkinitramfs.sh $(B)/initramfs.cpio.gz

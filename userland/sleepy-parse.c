@@ -17,17 +17,24 @@
 
 static const char usage[] =
 "USAGE: sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
-"                    [-s BINARY]... FILE\n"
+"                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]] FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
 "pointer, most samples first.  With -s, IPs of the program BINARY are\n"
 "named by function and a report by function is added.\n"
 "\n"
+"A recording made with --sched also gets: off-CPU time by application,\n"
+"reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
+"of each application instance (on CPU + off CPU by reason + run-queue wait\n"
+"= its lifetime, with what could not be accounted); and wakeups, waker ->\n"
+"wakee.  Times are ms in text, ns in CSV and JSON.\n"
+"\n"
 "EXAMPLES:\n"
 "    sleepy-parse sleepy.data\n"
 "    sleepy-parse --top 10 --app btree#1 -s ./btree sleepy.data\n"
 "    sleepy-parse --format json sleepy.data > report.json\n"
+"    sleepy-parse --chain reader#1 --depth 3 sched.data\n"
 "\n"
 "OPTIONS:\n"
 "    -t, --top N          at most N rows per report (default: all)\n"
@@ -35,6 +42,8 @@ static const char usage[] =
 "    -f, --format FMT     text (default), csv or json\n"
 "    -s, --symbols BIN    function names for the program BIN (non-PIE ELF),\n"
 "                         matched to applications by file name\n"
+"    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
+"    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
@@ -46,6 +55,33 @@ struct parse_options {
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
 };
 
+/* NAME or NAME#INSTANCE, split in place; -1 if INSTANCE is no number. */
+static int parse_app(char *arg, const char **name, uint32_t *instance)
+{
+	char *hash = strrchr(arg, '#');
+	uint64_t value;
+
+	*name = arg;
+	*instance = 0;
+	if (!*arg)
+		return -1;
+	if (!hash)
+		return 0;
+	if (hash == arg || !sleepy_parse_u64(hash + 1, &value) || !value ||
+	    value > UINT32_MAX)
+		return -1;
+	*hash = '\0';
+	*instance = value;
+	return 0;
+}
+
+static int bad_option(const char *option, const char *value)
+{
+	fprintf(stderr, "sleepy-parse: invalid %s '%s' (NAME or NAME#INSTANCE)\n",
+		option, value);
+	return SLEEPY_EXIT_USAGE;
+}
+
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -53,15 +89,17 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "app", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "symbols", required_argument, NULL, 's' },
+		{ "chain", required_argument, NULL, 'c' },
+		{ "depth", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	char error[512], *hash;
+	char error[512];
 	uint64_t value;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:a:f:s:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:a:f:s:c:d:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (!sleepy_parse_u64(optarg, &opts->report.top) || !opts->report.top) {
@@ -71,18 +109,23 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			}
 			break;
 		case 'a':
-			opts->report.app_name = optarg;
-			hash = strrchr(optarg, '#');
-			if (hash) {
-				if (!sleepy_parse_u64(hash + 1, &value) || !value ||
-				    value > UINT32_MAX) {
-					fprintf(stderr, "sleepy-parse: invalid --app '%s' (NAME or NAME#INSTANCE)\n",
-						optarg);
-					return SLEEPY_EXIT_USAGE;
-				}
-				*hash = '\0';
-				opts->report.app_instance = value;
+			if (parse_app(optarg, &opts->report.app_name,
+				      &opts->report.app_instance))
+				return bad_option("--app", optarg);
+			break;
+		case 'c':
+			if (parse_app(optarg, &opts->report.chain_name,
+				      &opts->report.chain_instance))
+				return bad_option("--chain", optarg);
+			break;
+		case 'd':
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > SLEEPY_CHAIN_MAX_DEPTH) {
+				fprintf(stderr, "sleepy-parse: invalid --depth '%s' (1..%d)\n",
+					optarg, SLEEPY_CHAIN_MAX_DEPTH);
+				return SLEEPY_EXIT_USAGE;
 			}
+			opts->report.chain_depth = value;
 			break;
 		case 'f':
 			if (!sleepy_format_parse(optarg, &opts->report.format)) {
@@ -119,6 +162,12 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			optind == argc ? "no recording given" : "only one recording at a time");
 		return SLEEPY_EXIT_USAGE;
 	}
+	if (opts->report.chain_depth && !opts->report.chain_name) {
+		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (!opts->report.chain_depth)
+		opts->report.chain_depth = 4;
 	opts->report.path = argv[optind];
 	return -1;
 }

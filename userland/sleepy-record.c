@@ -11,7 +11,8 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-record [-F HZ] [-k] [-a] [-b SIZE] [-o FILE] -- CMD [ARGS...]\n"
+"USAGE: sleepy-record [-F HZ] [-k] [--sched] [-a] [-b SIZE] [-o FILE]\n"
+"                     -- CMD [ARGS...]\n"
 "\n"
 "Run CMD under a sleepy session: only CMD and its children are sampled,\n"
 "or every process with -a.  Prints the session summary at the end.\n"

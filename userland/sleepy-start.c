@@ -9,7 +9,8 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-start [-F HZ] [-k] [-p PID [--follow]] [-b SIZE] [-o FILE]\n"
+"USAGE: sleepy-start [-F HZ] [-k] [--sched] [-p PID [--follow]] [-b SIZE]\n"
+"                    [-o FILE]\n"
 "\n"
 "Start sampling every CPU and leave a drainer copying the samples into\n"
 "FILE until sleepy-stop.\n"
@@ -18,6 +19,7 @@ static const char usage[] =
 "    sleepy-start                     # tick-based sampling into sleepy.data\n"
 "    sleepy-start -F 10000 -o r.data  # 10 kHz per CPU\n"
 "    sleepy-start -k -p 1234 --follow # pid 1234 and its children, kernel IPs too\n"
+"    sleepy-start --sched -k          # and where tasks wait, and who wakes them\n"
 "\n"
 "OPTIONS:\n"
 SLEEPY_SESSION_OPTIONS_HELP

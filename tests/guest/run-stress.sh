@@ -1,6 +1,8 @@
 #!/bin/sh
 # Debug kernel: the KUnit suites, sessions that start and stop at 10 kHz
-# while processes fork, exec and exit as fast as they can, the kselftest
+# while processes fork, exec and exit as fast as they can (and, recording
+# the scheduler, under a context-switch storm with CPU 1 going offline
+# and back), the kselftest
 # suite, hostile input for the system calls and trinity with a session
 # running.  The host fails the run on any WARNING/BUG/lockdep/KASAN/RCU
 # report in the console.
@@ -10,6 +12,7 @@ export PATH=/sleepy/bin:$PATH
 
 kunit_groups sleepy_apps sleepy_buffer
 group storm /sleepy/guest/test-storm.sh "${SLEEPY_STRESS_ROUNDS:-20}"
+group sched-storm /sleepy/guest/test-sched.sh storm "${SLEEPY_SCHED_STORM_ROUNDS:-6}"
 group kselftest sleepy_test
 group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh

@@ -19,5 +19,6 @@ group tools /sleepy/guest/test-tools.sh
 group accuracy /sleepy/guest/test-accuracy.sh
 group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh
+group sched /sleepy/guest/test-sched.sh
 group abi-attack /sleepy/guest/test-abi-attack.sh 10000 600
 end_results

@@ -24,12 +24,13 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 				 int argc, char **argv, const char *tool,
 				 const char *usage, bool for_record)
 {
-	enum { OPT_FOLLOW = 256 };
+	enum { OPT_FOLLOW = 256, OPT_SCHED };
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -65,6 +66,9 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 			if (for_record)
 				return bad(tool, "option", "--follow");
 			opts->attr.flags |= SLEEPY_FLAG_FOLLOW_CHILDREN;
+			break;
+		case OPT_SCHED:
+			opts->attr.flags |= SLEEPY_FLAG_SCHED;
 			break;
 		case 'b':
 			if (!sleepy_parse_size(optarg, &value) ||

@@ -20,6 +20,8 @@
 "    -k, --kernel         record kernel instruction pointers too\n" \
 "    -p, --pid PID        only this process (with --follow, and its children)\n" \
 "        --follow         with -p: follow children forked after the start\n" \
+"        --sched          record context switches and wakeups too (off-CPU\n" \
+"                         time, run-queue waits, wakeup links)\n" \
 "    -b, --buffer SIZE    kernel buffer per CPU, e.g. 256K, 4M (default 1M)\n" \
 "    -o, --output FILE    recording to write (default sleepy.data)\n"
 

@@ -67,7 +67,7 @@ static void report_end(struct sleepy_output *o)
 	if (o->format == SLEEPY_FORMAT_JSON)
 		fprintf(o->out, "%s]", o->rows ? "\n  " : "");
 	else if (o->format == SLEEPY_FORMAT_TEXT && !o->rows)
-		fprintf(o->out, "  (no samples)\n");
+		fprintf(o->out, "  (%s)\n", o->table ? "none" : "no samples");
 }
 
 void sleepy_output_report(struct sleepy_output *o, const char *key,
@@ -77,6 +77,7 @@ void sleepy_output_report(struct sleepy_output *o, const char *key,
 	o->reports++;
 	o->rows = 0;
 	o->columns = columns;
+	o->table = NULL;
 	o->key = key;
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
@@ -201,6 +202,72 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		}
 		fprintf(o->out, ", \"samples\": %" PRIu64 ", \"percent\": %.4f}",
 			r->samples, r->percent);
+		break;
+	}
+	o->rows++;
+}
+
+void sleepy_output_table(struct sleepy_output *o, const char *key,
+			 const char *title, const struct sleepy_column *columns,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	report_end(o);
+	o->reports++;
+	o->rows = 0;
+	o->table = columns;
+	o->ncolumns = n;
+	o->key = key;
+	switch (o->format) {
+	case SLEEPY_FORMAT_TEXT:
+		fprintf(o->out, "\n== %s ==\n", title);
+		for (i = 0; i < n; i++)
+			fprintf(o->out, "%s%*s", i ? " " : "", columns[i].width,
+				columns[i].title);
+		fputc('\n', o->out);
+		break;
+	case SLEEPY_FORMAT_CSV:
+		fprintf(o->out, "report");
+		for (i = 0; i < n; i++)
+			fprintf(o->out, ",%s", columns[i].name);
+		fputc('\n', o->out);
+		break;
+	case SLEEPY_FORMAT_JSON:
+		fprintf(o->out, ",\n  \"%s\": [", key);
+		break;
+	}
+}
+
+void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
+{
+	unsigned int i;
+
+	switch (o->format) {
+	case SLEEPY_FORMAT_TEXT:
+		for (i = 0; i < o->ncolumns; i++)
+			fprintf(o->out, "%s%*s", i ? " " : "", o->table[i].width,
+				cells[i]);
+		fputc('\n', o->out);
+		break;
+	case SLEEPY_FORMAT_CSV:
+		/* Cells are names (sanitised when read), numbers or IPs. */
+		fprintf(o->out, "%s", o->key);
+		for (i = 0; i < o->ncolumns; i++)
+			fprintf(o->out, ",%s", cells[i]);
+		fputc('\n', o->out);
+		break;
+	case SLEEPY_FORMAT_JSON:
+		fprintf(o->out, "%s\n    {", o->rows ? "," : "");
+		for (i = 0; i < o->ncolumns; i++) {
+			fprintf(o->out, "%s\"%s\": ", i ? ", " : "",
+				o->table[i].name);
+			if (o->table[i].numeric)
+				fputs(cells[i], o->out);
+			else
+				json_string(o->out, cells[i]);
+		}
+		fputc('}', o->out);
 		break;
 	}
 	o->rows++;

@@ -31,11 +31,24 @@ struct sleepy_row {
 	double percent;
 };
 
+/*
+ * A column of a report whose rows are not sample counts (the scheduler's
+ * reports): cells come formatted; numeric ones are bare in JSON.
+ */
+struct sleepy_column {
+	const char *name;	/* JSON key and CSV header */
+	const char *title;	/* text header */
+	int width;		/* text width; negative: left-aligned */
+	bool numeric;
+};
+
 struct sleepy_output {
 	FILE *out;
 	enum sleepy_format format;
 	const char *key;	/* current report's name */
 	enum sleepy_columns columns;
+	const struct sleepy_column *table;	/* NULL: a sample report */
+	unsigned int ncolumns;
 	unsigned int reports;	/* begun so far */
 	unsigned int rows;	/* in the current report */
 	/*
@@ -60,6 +73,12 @@ void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 void sleepy_output_report(struct sleepy_output *o, const char *key,
 			  const char *title, enum sleepy_columns columns);
 void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *row);
+/* A report of @n @columns; rows come through sleepy_output_cells(). */
+void sleepy_output_table(struct sleepy_output *o, const char *key,
+			 const char *title, const struct sleepy_column *columns,
+			 unsigned int n);
+/* One row of the current table: a formatted cell per column. */
+void sleepy_output_cells(struct sleepy_output *o, const char *const *cells);
 void sleepy_output_end(struct sleepy_output *o);
 
 #endif

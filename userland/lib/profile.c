@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "sched.h"
 
 /* Small: every application has a table of IPs, most have few. */
 #define SLEEPY_TABLE_MIN 16
@@ -161,6 +162,11 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	profile->last_app = NULL;
+	if (profile->sched) {
+		sleepy_sched_free(profile->sched);
+		free(profile->sched);
+		profile->sched = NULL;
+	}
 }
 
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
@@ -274,6 +280,14 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 	case SLEEPY_REC_LOST:
 		profile->lost_in_stream +=
 			((const struct sleepy_lost *)record)->count;
+		break;
+	case SLEEPY_REC_SWITCH:
+	case SLEEPY_REC_WAKEUP:
+		if (!profile->sched) {
+			profile->sched = xcalloc(1, sizeof(*profile->sched));
+			sleepy_sched_init(profile->sched);
+		}
+		sleepy_sched_add(profile->sched, record);
 		break;
 	case SLEEPY_REC_CPU_STATS:
 		sleepy_cpu_stats_read(record, &stats);

@@ -159,6 +159,10 @@ static size_t min_record_size(uint16_t type)
 		return sizeof(struct sleepy_app_exit);
 	case SLEEPY_REC_LOST:
 		return sizeof(struct sleepy_lost);
+	case SLEEPY_REC_SWITCH:
+		return sizeof(struct sleepy_switch);
+	case SLEEPY_REC_WAKEUP:
+		return sizeof(struct sleepy_wakeup);
 	case SLEEPY_REC_CPU_STATS:
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:

@@ -5,9 +5,10 @@
 #include <string.h>
 
 #include "report.h"
+#include "sched.h"
 
-static bool app_selected(const struct sleepy_report_options *opts,
-			 const struct sleepy_app *app)
+bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
+				const struct sleepy_app *app)
 {
 	if (!opts->app_name)
 		return true;
@@ -80,7 +81,7 @@ static void report_functions(struct sleepy_output *out,
 		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
 		struct function_count *count;
 
-		if (!app_selected(opts, app) || !symbols_for(opts, app))
+		if (!sleepy_report_app_selected(opts, app) || !symbols_for(opts, app))
 			continue;
 		key = (struct function_count) {
 			.app = app,
@@ -124,14 +125,14 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	struct sleepy_app **apps, *app = NULL;
 	struct sleepy_ip_count **ips;
 	struct sleepy_output out;
-	char text[512], json[512], frequency[32] = "tick (CONFIG_HZ)";
+	char text[640], json[1024], frequency[32] = "tick (CONFIG_HZ)";
 	size_t napps, nips, i, shown;
 	uint64_t total = 0;
 
 	apps = sleepy_profile_apps(profile, &napps);
 	ips = sleepy_profile_ips(profile, &nips);
 	for (i = 0; i < napps; i++)
-		if (app_selected(opts, apps[i]))
+		if (sleepy_report_app_selected(opts, apps[i]))
 			total += apps[i]->samples;
 	if (rec->header.frequency)
 		snprintf(frequency, sizeof(frequency), "%u Hz",
@@ -146,18 +147,25 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		 (profile->last_ns - profile->first_ns) / 1e9 : 0.0,
 		 profile->totals.dropped, profile->totals.idle,
 		 profile->totals.missed);
+	if (profile->sched)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ", %" PRIu64 " switches, %" PRIu64 " wakeups",
+			 profile->sched->switches, profile->sched->wakeups);
 	snprintf(json, sizeof(json),
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
 		 ", \"counted_samples\": %" PRIu64 ", \"dropped\": %" PRIu64
 		 ", \"lost_in_stream\": %" PRIu64 ", \"idle\": %" PRIu64 ", \"missed\": %" PRIu64
 		 ", \"table_overflows\": %" PRIu64
+		 ", \"switches\": %" PRIu64 ", \"wakeups\": %" PRIu64
 		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
 		 profile->totals.samples, profile->totals.dropped,
 		 profile->lost_in_stream, profile->totals.idle, profile->totals.missed,
 		 profile->table_overflows,
+		 profile->sched ? profile->sched->switches : 0,
+		 profile->sched ? profile->sched->wakeups : 0,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stream, opts->format, text, json);
 	if (!total)
@@ -172,7 +180,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 			.percent = 100.0 * apps[i]->samples / total,
 		};
 
-		if (!apps[i]->samples || !app_selected(opts, apps[i]))
+		if (!apps[i]->samples || !sleepy_report_app_selected(opts, apps[i]))
 			continue;
 		if (opts->top && shown++ >= opts->top)
 			break;
@@ -199,7 +207,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 			.percent = 100.0 * ips[i]->samples / total,
 		};
 
-		if (!app_selected(opts, app))
+		if (!sleepy_report_app_selected(opts, app))
 			continue;
 		if (opts->top && shown++ >= opts->top)
 			break;
@@ -208,6 +216,9 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 
 	if (opts->nsymbols)
 		report_functions(&out, opts, profile, ips, nips, total);
+	if (profile->sched)
+		sleepy_sched_report(&out, opts, profile, rec->header.start_time_ns,
+				    profile->end_ns);
 	sleepy_output_end(&out);
 	free(apps);
 	free(ips);

@@ -8,6 +8,7 @@
 #ifndef SLEEPY_REPORT_H
 #define SLEEPY_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,11 +26,30 @@ struct sleepy_report_options {
 	/* Matched to applications by name; any adds the report by function. */
 	const struct sleepy_symbols *symbols;
 	unsigned int nsymbols;
+	/* --chain NAME[#INSTANCE]: wakeup chain of that application. */
+	const char *chain_name;
+	uint32_t chain_instance;
+	unsigned int chain_depth;	/* 1..SLEEPY_CHAIN_MAX_DEPTH */
 };
+
+#define SLEEPY_CHAIN_MAX_DEPTH	16
+
+/* Whether --app lets @app's rows through. */
+bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
+				const struct sleepy_app *app);
 
 /* Writes every report of @profile, read from @rec, to @out. */
 void sleepy_report(FILE *out, const struct sleepy_report_options *opts,
 		   struct sleepy_profile *profile,
 		   const struct sleepy_recording *rec);
+
+/*
+ * The reports of a --sched recording (sched_report.c), after replaying its
+ * switches and wakeups over the session from @begin_ns to @end_ns.
+ */
+void sleepy_sched_report(struct sleepy_output *out,
+			 const struct sleepy_report_options *opts,
+			 struct sleepy_profile *profile,
+			 uint64_t begin_ns, uint64_t end_ns);
 
 #endif

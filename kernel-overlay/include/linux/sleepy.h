@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hooks of the sleepy profiler in the timer tick, the idle loop, fork, exec
+ * Hooks of the sleepy profiler in the timer tick, the scheduler, fork, exec
  * and exit.
  *
  * Each hook is a static branch that stays a no-op until sleepy_start()
  * enables it, so with no session running the cost is one patched jump;
- * with CONFIG_SLEEPY=n the hooks compile away.
+ * the context switch and wakeup hooks have a key of their own, on only
+ * while a session records them (SLEEPY_FLAG_SCHED).  With CONFIG_SLEEPY=n
+ * the hooks compile away.
  */
 #ifndef _LINUX_SLEEPY_H
 #define _LINUX_SLEEPY_H
@@ -17,9 +19,13 @@ struct task_struct;
 
 #ifdef CONFIG_SLEEPY
 DECLARE_STATIC_KEY_FALSE(sleepy_active);
+DECLARE_STATIC_KEY_FALSE(sleepy_sched_active);
 
 void __sleepy_tick(struct pt_regs *regs);
 void __sleepy_idle_exit(void);
+void __sleepy_switch(bool preempt, struct task_struct *prev,
+		     struct task_struct *next, unsigned int prev_state);
+void __sleepy_wakeup(struct task_struct *wakee, bool new_task);
 void __sleepy_fork(struct task_struct *child);
 void __sleepy_exec(struct task_struct *task);
 void __sleepy_exit(struct task_struct *task);
@@ -39,6 +45,35 @@ static inline void sleepy_idle_exit(void)
 {
 	if (static_branch_unlikely(&sleepy_active))
 		__sleepy_idle_exit();
+}
+
+/*
+ * __schedule() is about to switch this CPU from @prev to @next; runqueue
+ * locked, interrupts off.  @prev_state as __schedule() decided it.
+ */
+static inline void sleepy_switch(bool preempt, struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state)
+{
+	if (static_branch_unlikely(&sleepy_sched_active))
+		__sleepy_switch(preempt, prev, next, prev_state);
+}
+
+/*
+ * try_to_wake_up() is waking @wakee, in the waker's context, before the
+ * wakee is queued; @wakee's pi_lock held, interrupts off.
+ */
+static inline void sleepy_wakeup(struct task_struct *wakee)
+{
+	if (static_branch_unlikely(&sleepy_sched_active))
+		__sleepy_wakeup(wakee, false);
+}
+
+/* wake_up_new_task() queued a new task; runqueue locked, interrupts off. */
+static inline void sleepy_wakeup_new(struct task_struct *task)
+{
+	if (static_branch_unlikely(&sleepy_sched_active))
+		__sleepy_wakeup(task, true);
 }
 
 /* New task, process context, after it is visible to the pid lookup. */
@@ -64,6 +99,11 @@ static inline void sleepy_exit(struct task_struct *task, bool group_dead)
 #else
 static inline void sleepy_tick(struct pt_regs *regs) { }
 static inline void sleepy_idle_exit(void) { }
+static inline void sleepy_switch(bool preempt, struct task_struct *prev,
+				 struct task_struct *next,
+				 unsigned int prev_state) { }
+static inline void sleepy_wakeup(struct task_struct *wakee) { }
+static inline void sleepy_wakeup_new(struct task_struct *task) { }
 static inline void sleepy_fork(struct task_struct *child) { }
 static inline void sleepy_exec(struct task_struct *task) { }
 static inline void sleepy_exit(struct task_struct *task, bool group_dead) { }

@@ -19,7 +19,7 @@
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
  * the walk over the existing processes, then sampling is set, then the
- * timers start.  A CPU that parks its timer has therefore always seen the
+ * timers and the scheduler hooks start.  A CPU that parks its timer has therefore always seen the
  * session sampling, and the switch away from the idle task restarts it.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
@@ -175,6 +175,7 @@ static void sleepy_session_run(struct sleepy_session *session)
 	sleepy_announce_existing(session);
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
+	sleepy_sched_start(session);
 	cpus_read_unlock();
 	sleepy_running = session;
 }
@@ -185,6 +186,7 @@ static void sleepy_session_stop(struct sleepy_session *session)
 
 	cpus_read_lock();
 	WRITE_ONCE(session->sampling, false);
+	sleepy_sched_stop();
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();

@@ -2,8 +2,8 @@
 /*
  * Internal interfaces of the sleepy profiler: the appid tables (apps.c),
  * the per-CPU record buffer (buffer.c), the session (session.c) with its
- * sampling timers (sampling.c) and process hooks (process.c), and what
- * the KUnit tests reach.
+ * sampling timers (sampling.c), process hooks (process.c) and scheduler
+ * hooks (sched.c), and what the KUnit tests reach.
  */
 #ifndef _KERNEL_SLEEPY_SLEEPY_H
 #define _KERNEL_SLEEPY_SLEEPY_H
@@ -157,6 +157,10 @@ static inline u64 sleepy_now(void)
 void sleepy_sampling_start(struct sleepy_session *session);
 void sleepy_sampling_stop(void);
 int sleepy_sampling_init(void);
+
+/* sched.c: the context switch and wakeup hooks; cpus_read_lock() held. */
+void sleepy_sched_start(struct sleepy_session *session);
+void sleepy_sched_stop(void);
 
 /* process.c: the process hooks' side of a session start. */
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);

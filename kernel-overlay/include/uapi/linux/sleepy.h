@@ -25,13 +25,15 @@
  * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
  * kernel without sleepy (or with another version) from a failing call.
  */
-#define SLEEPY_ABI_VERSION		2
+#define SLEEPY_ABI_VERSION		3
 
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
 #define SLEEPY_FLAG_FOLLOW_CHILDREN	(1ULL << 1) /* pid filter: add descendants */
+#define SLEEPY_FLAG_SCHED		(1ULL << 2) /* context switches, wakeups */
 #define SLEEPY_FLAGS_ALL		(SLEEPY_FLAG_KERNEL | \
-					 SLEEPY_FLAG_FOLLOW_CHILDREN)
+					 SLEEPY_FLAG_FOLLOW_CHILDREN | \
+					 SLEEPY_FLAG_SCHED)
 
 /*
  * Limits enforced by sleepy_start().  The highest frequency accepted is
@@ -126,6 +128,8 @@ enum sleepy_record_type {
 	SLEEPY_REC_APP_START	= 2,	/* struct sleepy_app_start */
 	SLEEPY_REC_APP_EXIT	= 3,	/* struct sleepy_app_exit */
 	SLEEPY_REC_LOST		= 4,	/* struct sleepy_lost */
+	SLEEPY_REC_SWITCH	= 5,	/* struct sleepy_switch */
+	SLEEPY_REC_WAKEUP	= 6,	/* struct sleepy_wakeup */
 	/* 64 and above: never written by the kernel, free for the tools. */
 	SLEEPY_REC_FIRST_USER	= 64,
 };
@@ -211,6 +215,84 @@ struct sleepy_app_exit {
 struct sleepy_lost {
 	struct sleepy_record_header header;
 	__u64 count;
+};
+
+/* Why a task left the CPU, sleepy_switch.reason. */
+enum sleepy_switch_reason {
+	SLEEPY_SWITCH_PREEMPTED	= 0,	/* still runnable: waits for a CPU */
+	SLEEPY_SWITCH_SLEEP	= 1,	/* interruptible sleep, or TASK_IDLE */
+	SLEEPY_SWITCH_BLOCKED	= 2,	/* uninterruptible, not I/O */
+	SLEEPY_SWITCH_IO	= 3,	/* uninterruptible, waiting for I/O */
+	SLEEPY_SWITCH_EXITING	= 4,	/* last switch of an exiting thread */
+	SLEEPY_SWITCH_STOPPED	= 5,	/* stopped, traced, frozen or parked */
+};
+
+/**
+ * struct sleepy_switch - a CPU switched from one task to another
+ *	(SLEEPY_FLAG_SCHED); written by the CPU itself, in its buffer
+ * @time_ns: CLOCK_MONOTONIC
+ * @user_ip: the user IP @prev_tid entered the kernel from, 0 for kernel
+ *	threads and the idle task
+ * @kernel_ip: where @prev_tid blocked, the first caller outside the
+ *	scheduler (what /proc/PID/wchan shows); only for SLEEP, BLOCKED and
+ *	IO, and only if the session asked for SLEEPY_FLAG_KERNEL; else 0
+ * @prev_tid: the task leaving the CPU; 0 is the CPU's idle task
+ * @prev_appid: its application instance, 0 if none (idle, unmapped)
+ * @next_tid: the task taking the CPU; 0 is the idle task
+ * @next_appid: its application instance, 0 if none
+ * @reason: enum sleepy_switch_reason, of @prev_tid
+ *
+ * With a pid filter, only switches from or to a selected process are
+ * written.  A task's time off the CPU is the time between its switch away
+ * and its next switch to, on any CPU.
+ */
+struct sleepy_switch {
+	struct sleepy_record_header header;
+	__u64 time_ns;
+	__u64 user_ip;
+	__u64 kernel_ip;
+	__u32 prev_tid;
+	__u32 prev_appid;
+	__u32 next_tid;
+	__u32 next_appid;
+	__u32 reason;
+	__u32 __reserved;
+};
+
+/* sleepy_wakeup.flags */
+#define SLEEPY_WAKEUP_NEW_TASK		(1U << 0) /* first wakeup of a new task */
+#define SLEEPY_WAKEUP_HARDIRQ		(1U << 1) /* woken by an interrupt handler */
+#define SLEEPY_WAKEUP_SOFTIRQ		(1U << 2) /* woken from softirq context */
+
+/**
+ * struct sleepy_wakeup - a task became runnable (SLEEPY_FLAG_SCHED);
+ *	written by the waker's CPU, in the waker's context
+ * @time_ns: CLOCK_MONOTONIC, before the wakee is queued
+ * @waker_user_ip: the user IP the waker entered the kernel from; 0 for
+ *	kernel threads and interrupt context
+ * @waker_tid: the waking task; 0 in interrupt context or the idle task
+ * @waker_appid: its application instance, 0 if none
+ * @wakee_tid: the task woken
+ * @wakee_appid: its application instance, 0 if none
+ * @cpu: the CPU the wakee last ran on (for a new task, the one chosen for
+ *	it); the scheduler may still move it, and its switch record names
+ *	the CPU it runs on
+ * @flags: SLEEPY_WAKEUP_*
+ *
+ * With a pid filter, only wakeups from or of a selected process are
+ * written.  A task's run-queue wait is the time between its wakeup and
+ * its next switch to.
+ */
+struct sleepy_wakeup {
+	struct sleepy_record_header header;
+	__u64 time_ns;
+	__u64 waker_user_ip;
+	__u32 waker_tid;
+	__u32 waker_appid;
+	__u32 wakee_tid;
+	__u32 wakee_appid;
+	__u32 cpu;
+	__u32 flags;
 };
 
 #endif /* _UAPI_LINUX_SLEEPY_H */

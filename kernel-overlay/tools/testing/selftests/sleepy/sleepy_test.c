@@ -735,6 +735,128 @@ TEST_F(sleepy, pid_filter_announces_selected_only)
 	free(s.records);
 }
 
+/* Counts what a --sched session recorded of @child. */
+struct sched_counts {
+	unsigned int sleeps, wakeups, exits, others, unselected, kernel_ips;
+};
+
+static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
+{
+	struct sleepy_record_header *r;
+
+	memset(c, 0, sizeof(*c));
+	for_each_record(s, r) {
+		struct sleepy_switch *sw = (void *)r;
+		struct sleepy_wakeup *w = (void *)r;
+
+		if (r->type == SLEEPY_REC_SWITCH) {
+			/* The exit hook took the appid before the last switch. */
+			if (!sw->prev_appid && !sw->next_appid &&
+			    !(sw->prev_tid == (uint32_t)child &&
+			      sw->reason == SLEEPY_SWITCH_EXITING))
+				c->unselected++;
+			if (sw->kernel_ip)
+				c->kernel_ips++;
+			if (sw->prev_tid != (uint32_t)child)
+				c->others++;
+			else if (sw->reason == SLEEPY_SWITCH_SLEEP)
+				c->sleeps++;
+			else if (sw->reason == SLEEPY_SWITCH_EXITING)
+				c->exits++;
+		} else if (r->type == SLEEPY_REC_WAKEUP) {
+			if (!w->waker_appid && !w->wakee_appid)
+				c->unselected++;
+			if (w->wakee_tid == (uint32_t)child &&
+			    !(w->flags & SLEEPY_WAKEUP_NEW_TASK))
+				c->wakeups++;
+		}
+	}
+}
+
+/* Forks a child that sleeps 5 ms @n times once it reads a byte from @go. */
+static pid_t sleeper(int go[2], int n)
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(go))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		while (n--)
+			usleep(5000);
+		_exit(0);
+	}
+	close(go[0]);
+	return pid;
+}
+
+/*
+ * With SLEEPY_FLAG_SCHED, a sleeping process's switches away (reason
+ * sleep, then exiting) and its wakeups are in the stream, only records
+ * that involve a selected process with a pid filter, no kernel IPs
+ * without SLEEPY_FLAG_KERNEL; without the flag, none at all.
+ */
+TEST_F(sleepy, sched_switches_and_wakeups)
+{
+	struct sched_counts c;
+	struct stream s;
+	int go[2], status;
+	pid_t child;
+
+	for (int with_sched = 0; with_sched < 2; with_sched++) {
+		child = sleeper(go, 20);
+		ASSERT_LT(0, child);
+		self->attr.pid = child;
+		self->attr.flags = with_sched ? SLEEPY_FLAG_SCHED : 0;
+		ASSERT_EQ(0, start(self, &self->attr));
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		close(go[1]);
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+		ASSERT_EQ(0, status);
+		ASSERT_EQ(0, sys_stop(0));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
+		count_sched(&s, child, &c);
+		free(s.records);
+		if (!with_sched) {
+			EXPECT_EQ(0, c.sleeps + c.wakeups + c.exits + c.others);
+			continue;
+		}
+		EXPECT_LE(20, c.sleeps);
+		EXPECT_LE(20, c.wakeups);
+		EXPECT_EQ(1, c.exits);
+		EXPECT_EQ(0, c.unselected);
+		EXPECT_EQ(0, c.kernel_ips);
+	}
+}
+
+/* SLEEPY_FLAG_KERNEL adds where a task blocked, in the kernel. */
+TEST_F(sleepy, sched_kernel_ips)
+{
+	struct sched_counts c;
+	struct stream s;
+	int go[2];
+	pid_t child;
+
+	child = sleeper(go, 10);
+	ASSERT_LT(0, child);
+	self->attr.pid = child;
+	self->attr.flags = SLEEPY_FLAG_SCHED | SLEEPY_FLAG_KERNEL;
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	count_sched(&s, child, &c);
+	free(s.records);
+	EXPECT_LE(10, c.sleeps);
+	EXPECT_LE(10, c.kernel_ips);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

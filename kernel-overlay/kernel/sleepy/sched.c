@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy: context switches and wakeups, for sessions that ask for them
+ * (SLEEPY_FLAG_SCHED).  From them the tools compute exact off-CPU time
+ * (switch to minus switch away, not sampled), its reason, run-queue waits
+ * and who woke whom.
+ *
+ * Writers: the scheduler of each CPU, into that CPU's buffer.  The switch
+ * hook runs in __schedule() just before context_switch(), runqueue locked
+ * and interrupts off; the wakeup hook in try_to_wake_up(), in the waker's
+ * context with the wakee's pi_lock held and interrupts off, and in
+ * wake_up_new_task() with the runqueue locked.  Nothing here sleeps,
+ * allocates, takes a lock or wakes a task: a record is copied into the
+ * local relay buffer with interrupts off (buffer.c), and relay defers the
+ * reader's wakeup to an irq_work, so it never takes a runqueue lock from
+ * under one.  A full buffer drops and counts, as for samples.
+ *
+ * Which session: sleepy_live, as for the other hooks; interrupts off is an
+ * RCU read-side section, and the appid lookup is the sampling interrupt's
+ * lock-free one.  The hooks have a static key of their own, on only while
+ * a session with SLEEPY_FLAG_SCHED samples, so other sessions pay nothing
+ * on the scheduler's paths; the session stop turns it off before its grace
+ * period.
+ */
+#include <linux/cpu.h>
+#include <linux/interrupt.h>
+#include <linux/lockdep.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/debug.h>
+#include <linux/sched/task_stack.h>
+#include <linux/sleepy.h>
+#include <linux/stacktrace.h>
+
+#include "sleepy.h"
+
+DEFINE_STATIC_KEY_FALSE(sleepy_sched_active);
+
+/* Frames searched for the first caller outside the scheduler. */
+#define SLEEPY_BLOCKED_DEPTH	16
+
+/* The session recording the scheduler, if one runs. */
+static struct sleepy_session *sleepy_sched_session(void)
+{
+	struct sleepy_session *session = rcu_dereference_sched(sleepy_live);
+
+	if (!session || !READ_ONCE(session->sampling))
+		return NULL;
+	return session;
+}
+
+static u32 sleepy_task_appid(struct sleepy_session *session,
+			     struct task_struct *task)
+{
+	if (is_idle_task(task))
+		return SLEEPY_APPID_UNKNOWN;
+	return sleepy_apps_lookup(session->apps, task->tgid);
+}
+
+/* The user IP @task entered the kernel from; 0 if it has no user side. */
+static u64 sleepy_task_user_ip(struct task_struct *task)
+{
+	if (task->flags & (PF_KTHREAD | PF_IDLE))
+		return 0;
+	return instruction_pointer(task_pt_regs(task));
+}
+
+/* The global tid of @task, 0 for an idle task (every CPU has one). */
+static u32 sleepy_task_tid(struct task_struct *task)
+{
+	return is_idle_task(task) ? 0 : task->pid;
+}
+
+static u32 sleepy_switch_reason(bool preempt, struct task_struct *prev,
+				unsigned int prev_state)
+{
+	if (preempt || prev_state == TASK_RUNNING)
+		return SLEEPY_SWITCH_PREEMPTED;
+	if (prev_state & TASK_DEAD)
+		return SLEEPY_SWITCH_EXITING;
+	if (prev->in_iowait)
+		return SLEEPY_SWITCH_IO;
+	if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD))
+		return SLEEPY_SWITCH_BLOCKED;
+	if (prev_state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE))
+		return SLEEPY_SWITCH_SLEEP;
+	return SLEEPY_SWITCH_STOPPED;
+}
+
+/*
+ * Where the current task blocked: the first return address outside the
+ * scheduler once the walk has reached it, as get_wchan() finds it for a
+ * task that is off the CPU.  __sched, so the walk sees this frame as part
+ * of the scheduler.
+ */
+static unsigned long __sched sleepy_blocked_at(void)
+{
+	unsigned long entries[SLEEPY_BLOCKED_DEPTH];
+	bool in_scheduler = false;
+	unsigned int n, i;
+
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (i = 0; i < n; i++) {
+		if (in_sched_functions(entries[i]))
+			in_scheduler = true;
+		else if (in_scheduler)
+			return entries[i];
+	}
+	return 0;
+}
+
+/* Whether the filter selects @prev, which runs for the last time. */
+static bool sleepy_exiting_selected(struct sleepy_session *session,
+				    struct task_struct *prev)
+{
+	bool selected;
+
+	rcu_read_lock();
+	selected = sleepy_selected(session, prev);
+	rcu_read_unlock();
+	return selected;
+}
+
+void __sched __sleepy_switch(bool preempt, struct task_struct *prev,
+			     struct task_struct *next, unsigned int prev_state)
+{
+	struct sleepy_session *session;
+	struct sleepy_switch rec = {};
+
+	lockdep_assert_irqs_disabled();
+	session = sleepy_sched_session();
+	if (!session)
+		return;
+	rec.prev_appid = sleepy_task_appid(session, prev);
+	rec.next_appid = sleepy_task_appid(session, next);
+	rec.reason = sleepy_switch_reason(preempt, prev, prev_state);
+	/*
+	 * With a pid filter, only the selected processes have an appid; the
+	 * last thread of one has lost it in the exit hook before its last
+	 * switch, which ends its life in the stream.
+	 */
+	if (session->filter && !rec.prev_appid && !rec.next_appid &&
+	    !(rec.reason == SLEEPY_SWITCH_EXITING &&
+	      sleepy_exiting_selected(session, prev)))
+		return;
+
+	rec.time_ns = sleepy_now();
+	rec.prev_tid = sleepy_task_tid(prev);
+	rec.next_tid = sleepy_task_tid(next);
+	rec.user_ip = sleepy_task_user_ip(prev);
+	if (rec.reason >= SLEEPY_SWITCH_SLEEP && rec.reason <= SLEEPY_SWITCH_IO &&
+	    (session->attr.flags & SLEEPY_FLAG_KERNEL))
+		rec.kernel_ip = sleepy_blocked_at();
+	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_SWITCH,
+			    sizeof(rec));
+}
+
+void __sleepy_wakeup(struct task_struct *wakee, bool new_task)
+{
+	struct task_struct *waker = current;
+	struct sleepy_session *session;
+	struct sleepy_wakeup rec = {};
+
+	lockdep_assert_irqs_disabled();
+	session = sleepy_sched_session();
+	if (!session)
+		return;
+
+	if (new_task)
+		rec.flags |= SLEEPY_WAKEUP_NEW_TASK;
+	if (in_hardirq())
+		rec.flags |= SLEEPY_WAKEUP_HARDIRQ;
+	else if (in_serving_softirq())
+		rec.flags |= SLEEPY_WAKEUP_SOFTIRQ;
+	else
+		rec.waker_tid = sleepy_task_tid(waker);
+	if (rec.waker_tid) {
+		rec.waker_appid = sleepy_task_appid(session, waker);
+		rec.waker_user_ip = sleepy_task_user_ip(waker);
+	}
+	rec.wakee_appid = sleepy_task_appid(session, wakee);
+	if (session->filter && !rec.waker_appid && !rec.wakee_appid)
+		return;
+
+	rec.time_ns = sleepy_now();
+	rec.wakee_tid = sleepy_task_tid(wakee);
+	rec.cpu = task_cpu(wakee);
+	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_WAKEUP,
+			    sizeof(rec));
+}
+
+/*
+ * Turns the hooks on for @session if it asked for them; the caller holds
+ * cpus_read_lock() and has set the session sampling.
+ */
+void sleepy_sched_start(struct sleepy_session *session)
+{
+	lockdep_assert_cpus_held();
+	if (session->attr.flags & SLEEPY_FLAG_SCHED)
+		static_branch_enable_cpuslocked(&sleepy_sched_active);
+}
+
+/* Turns the hooks off; the caller holds cpus_read_lock(). */
+void sleepy_sched_stop(void)
+{
+	lockdep_assert_cpus_held();
+	if (static_key_enabled(&sleepy_sched_active))
+		static_branch_disable_cpuslocked(&sleepy_sched_active);
+}

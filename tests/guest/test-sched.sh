@@ -1,0 +1,138 @@
+#!/bin/sh
+# test-sched.sh: the --sched reports against workloads with known waits
+# (sleepy_sched_load): a sleeper, a pipe fed every 20 ms, two CPU hogs on
+# one CPU.  test-sched.sh storm ROUNDS: --sched sessions start and stop at
+# 10 kHz into small buffers under a context-switch storm (futex and pipe
+# ping-pong) and a fork/exec storm while CPU 1 goes offline and back.
+. /sleepy/guest/lib.sh
+cd /tmp
+export PATH=/sleepy/bin:$PATH
+bin=/tmp/sched-bin
+mkdir -p $bin
+for name in sleeper writer reader hog pingpong; do
+	ln -sf /sleepy/bin/sleepy_sched_load $bin/$name
+done
+
+# row FILE REPORT PATTERN...: the JSON rows of REPORT matching every PATTERN.
+row() {
+	file=$1 report=$2; shift 2
+	sed -n "/^  \"$report\": \[/,/^  \]/p" "$file" > /tmp/rows
+	for pattern; do
+		grep -F -- "$pattern" /tmp/rows > /tmp/rows.1
+		mv /tmp/rows.1 /tmp/rows
+	done
+	head -n1 /tmp/rows
+}
+# field ROW KEY: a number or string of one JSON row.
+field() {
+	echo "$1" | sed -n "s/.*\"$2\": \"*\([^,\"}]*\)\"*[,}].*/\1/p"
+}
+# between VALUE LOW HIGH: LOW <= VALUE <= HIGH, VALUE a number.
+between() {
+	[ -n "$1" ] && awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}
+# The kallsyms function an address falls in.  Addresses there are 16 hex
+# digits, so as strings of that width they compare as numbers.
+kernel_function() {
+	want=$(printf '%016s' "${1#0x}" | tr ' ' 0)
+	awk -v want="$want" '($2 == "t" || $2 == "T") && $1 <= want && $1 > best { best = $1; name = $3 }
+		END { print name }' /proc/kallsyms
+}
+
+storm() {
+	rounds=$1
+	plan 2
+	rm -f /tmp/stop-storm /tmp/storm.err
+	forks() { while [ ! -e /tmp/stop-storm ]; do /bin/true; sh -c ':' & wait; done; }
+	pings() { while [ ! -e /tmp/stop-storm ]; do $bin/pingpong 2000; done; }
+	forks & f=$!
+	pings & p=$!
+	failed=0 inconsistent=0 switches=0 dropped_total=0
+	i=0
+	while [ $i -lt $rounds ]; do
+		sleepy-start --sched -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
+			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
+		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
+			echo 0 > /sys/devices/system/cpu/cpu1/online
+			usleep 300000
+			echo 1 > /sys/devices/system/cpu/cpu1/online
+		fi
+		usleep 700000
+		sleepy-stop > /dev/null 2>> /tmp/storm.err ||
+			{ failed=$((failed + 1)); echo "round $i: sleepy-stop failed" >> /tmp/storm.err; }
+		if sleepy-parse --format json --top 1 /tmp/st.data > /tmp/st.json 2>> /tmp/storm.err; then
+			dropped=$(json_num /tmp/st.json dropped)
+			lost=$(json_num /tmp/st.json lost_in_stream)
+			n=$(json_num /tmp/st.json switches)
+			switches=$((switches + ${n:-0}))
+			dropped_total=$((dropped_total + ${dropped:-0}))
+			# Every loss counted; a LOST record may not fit after the last drop.
+			if [ -z "$n" ] || [ "$n" = 0 ] || [ -z "$lost" ] || [ "$lost" -gt "$dropped" ] ||
+			   { [ "$dropped" = 0 ] && [ "$lost" != 0 ]; }; then
+				inconsistent=$((inconsistent + 1))
+				echo "round $i: switches $n, dropped $dropped, lost in stream $lost" >> /tmp/storm.err
+			fi
+		else
+			failed=$((failed + 1)); echo "round $i: sleepy-parse failed" >> /tmp/storm.err
+		fi
+		i=$((i + 1))
+	done
+	touch /tmp/stop-storm
+	wait $f $p
+	[ -s /tmp/storm.err ] && sed 's/^/# storm: /' /tmp/storm.err | head -n 40
+	check "sched storm: $rounds --sched sessions at 10 kHz with CPU 1 offline and back, $failed failures" [ $failed = 0 ]
+	check "sched storm: $switches switches recorded, $dropped_total dropped, every round's drops counted in the stream" \
+		[ $inconsistent = 0 ]
+}
+
+if [ "${1-}" = storm ]; then
+	storm "${2:-10}"
+	exit 0
+fi
+
+plan 9
+
+# A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
+sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
+sleepy-parse --format json /tmp/sleeper.data > /tmp/sleeper.json
+r=$(row /tmp/sleeper.json offcpu '"app": "sleeper#1"' '"reason": "sleep"')
+echo "# sleeper: $r"
+total=$(field "$r" total_ns)
+check "sleeper: off-CPU time at its sleep site ${total:-?} ns, within 5% of 2 s (no less)" \
+	between "$total" 2000000000 2100000000
+check "sleeper: $(field "$r" count) off-CPU intervals there for 200 sleeps" \
+	between "$(field "$r" count)" 200 201
+function=$(kernel_function "$(field "$r" kernel_ip)")
+check "sleeper: the kernel site $(field "$r" kernel_ip) is in ${function:-nothing}, a nanosleep function" \
+	eval 'case "$function" in *nanosleep*) true ;; *) false ;; esac'
+
+# A reader blocked on a pipe that a writer feeds every 20 ms, 100 times.
+sleepy-record --sched -o /tmp/pipe.data -- sh -c "$bin/writer 100 20 | $bin/reader" > /tmp/reader.out
+sleepy-parse --format json --chain reader#1 /tmp/pipe.data > /tmp/pipe.json
+r=$(row /tmp/pipe.json wakeups '"waker": "writer#1"' '"wakee": "reader#1"')
+echo "# pipe: $r"
+check "pipe: the reader read $(head -n1 /tmp/reader.out) bytes of 100" [ "$(head -n1 /tmp/reader.out)" = 100 ]
+check "pipe: writer#1 -> reader#1 $(field "$r" count) wakeups for 100 writes (within 1%)" \
+	between "$(field "$r" count)" 99 101
+r=$(row /tmp/pipe.json chain '"depth": 1,' '"waker": "writer#1"' '"wakee": "reader#1"')
+echo "# chain: $r"
+check "pipe: --chain reader#1 puts $(field "$r" wakee_blocked_ns) ns of the reader's blocked time on writer#1 (of ~2 s)" \
+	between "$(field "$r" wakee_blocked_ns)" 1900000000 2100000000
+
+# Two hogs pinned to CPU 1 for 2 s: each preempts the other.
+sleepy-record --sched -o /tmp/hogs.data -- sh -c "$bin/hog 1 2 & $bin/hog 1 2; wait" > /dev/null
+sleepy-parse --format json /tmp/hogs.data > /tmp/hogs.json
+waits=0 accounted=0 shares=0
+for hog in hog#1 hog#2; do
+	r=$(row /tmp/hogs.json wall "\"app\": \"$hog\"")
+	echo "# $hog: $r"
+	life=$(field "$r" lifetime_ns)
+	wait_ns=$(( $(field "$r" preempted_ns) + $(field "$r" runqueue_ns) ))
+	between "$wait_ns" 300000000 "${life:-0}" && waits=$((waits + 1))
+	between "$(field "$r" accounted_percent)" 95 100 && accounted=$((accounted + 1))
+	between "$(field "$r" on_cpu_ns)" "$((${life:-0} * 35 / 100))" "$((${life:-0} * 65 / 100))" &&
+		shares=$((shares + 1))
+done
+check "hogs: both waited for the CPU (preempted + run queue over 0.3 s): $waits of 2" [ $waits = 2 ]
+check "hogs: on + off + wait = lifetime within 5% for both: $accounted of 2" [ $accounted = 2 ]
+check "hogs: each ran 35-65% of its lifetime: $shares of 2" [ $shares = 2 ]
