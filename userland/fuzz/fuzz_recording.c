@@ -63,11 +63,13 @@ static void check_totals(struct sleepy_profile *profile)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* sleepy-parse -s loop FILE, in each --format */
+	/* sleepy-parse -s loop --chain loop FILE, in each --format */
 	struct sleepy_report_options everything = {
 		.path = "fuzz.data",
 		.symbols = &loop_symbols,
 		.nsymbols = 1,
+		.chain_name = "loop",
+		.chain_depth = SLEEPY_CHAIN_MAX_DEPTH,
 	};
 	/* sleepy-parse --top 1 --app loop#1 FILE, in each --format */
 	struct sleepy_report_options filtered = {

@@ -273,6 +273,62 @@ static void write_unknown_types(void)
 	free(b.data);
 }
 
+static void put_switch(struct builder *b, uint32_t cpu, uint64_t time,
+		       uint32_t prev, uint32_t prev_appid, uint32_t reason,
+		       uint32_t next, uint32_t next_appid)
+{
+	struct sleepy_switch s = {
+		.header = { SLEEPY_REC_SWITCH, sizeof(s), cpu },
+		.time_ns = time, .user_ip = 0x401000 + time, .prev_tid = prev,
+		.prev_appid = prev_appid, .next_tid = next,
+		.next_appid = next_appid, .reason = reason,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+static void put_wakeup(struct builder *b, uint32_t cpu, uint64_t time,
+		       uint32_t waker, uint32_t waker_appid, uint32_t wakee,
+		       uint32_t wakee_appid, uint32_t flags)
+{
+	struct sleepy_wakeup w = {
+		.header = { SLEEPY_REC_WAKEUP, sizeof(w), cpu },
+		.time_ns = time, .waker_tid = waker, .waker_appid = waker_appid,
+		.wakee_tid = wakee, .wakee_appid = wakee_appid, .flags = flags,
+	};
+
+	put(b, &w, sizeof(w));
+}
+
+/*
+ * A --sched recording: two loops waking each other, one exec'ing into a
+ * new appid, a new task, an exit, a reason from a newer kernel, times out
+ * of order across CPUs and a wakeup chain with a cycle.
+ */
+static void write_sched(void)
+{
+	struct builder b = {};
+
+	put_header(&b, 2);
+	put_app(&b, 1, 0, "loop", 1);
+	put_app(&b, 2, 1, "loop", 2);
+	put_app(&b, 3, 2, "exec", 1);
+	put_switch(&b, 1, 5000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 11, 2);
+	put_wakeup(&b, 1, 5100, 11, 2, 10, 1, 0);
+	put_switch(&b, 1, 5200, 11, 2, SLEEPY_SWITCH_SLEEP, 0, 0);
+	put_switch(&b, 0, 1000, 10, 1, SLEEPY_SWITCH_SLEEP, 0, 0);
+	put_wakeup(&b, 0, 1500, 10, 1, 11, 2, 0);
+	put_wakeup(&b, 0, 1600, 0, 0, 12, 2, SLEEPY_WAKEUP_NEW_TASK);
+	put_switch(&b, 0, 2000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 11, 3);
+	put_switch(&b, 0, 3000, 11, 3, 77, 12, 2);
+	put_wakeup(&b, 0, 3500, 0, 0, 10, 1, SLEEPY_WAKEUP_HARDIRQ);
+	put_switch(&b, 0, 4000, 12, 0, SLEEPY_SWITCH_EXITING, 10, 1);
+	put_wakeup(&b, 0, 4500, 10, 1, 12, 2, SLEEPY_WAKEUP_SOFTIRQ);
+	put_trailer(&b, 2);
+	write_seed("sched.rec", b.data, b.size);
+	free(b.data);
+}
+
 /* Names as comm can hold them: any byte but NUL, or 16 without NUL. */
 static void write_names(void)
 {
@@ -380,6 +436,8 @@ static void write_dictionary(const char *path)
 	dict_record(f, "app_exit", SLEEPY_REC_APP_EXIT,
 		    sizeof(struct sleepy_app_exit));
 	dict_record(f, "lost", SLEEPY_REC_LOST, sizeof(struct sleepy_lost));
+	dict_record(f, "switch", SLEEPY_REC_SWITCH, sizeof(struct sleepy_switch));
+	dict_record(f, "wakeup", SLEEPY_REC_WAKEUP, sizeof(struct sleepy_wakeup));
 	dict_record(f, "cpu_stats", SLEEPY_REC_CPU_STATS,
 		    sizeof(struct sleepy_cpu_stats));
 	dict_record(f, "end", SLEEPY_REC_END, sizeof(struct sleepy_end));
@@ -403,6 +461,7 @@ int main(int argc, char **argv)
 	write_unknown_types();
 	write_names();
 	write_many_apps();
+	write_sched();
 	if (argc == 4)
 		write_guest_head(argv[3]);
 	write_dictionary(argv[2]);

@@ -377,6 +377,10 @@ void sleepy_sched_replay(struct sleepy_sched *sched,
 	struct replay r = { .sched = sched, .profile = profile };
 	size_t i;
 
+	/* Results of an earlier replay (the fuzzer reports many times). */
+	sleepy_table_free(&sched->sites);
+	sleepy_table_free(&sched->links);
+	sleepy_table_free(&sched->walls);
 	qsort(sched->events, sched->nevents, sizeof(*sched->events), cmp_events);
 	if (sched->nevents && end_ns < sched->events[sched->nevents - 1].time_ns)
 		end_ns = sched->events[sched->nevents - 1].time_ns;

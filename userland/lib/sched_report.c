@@ -300,8 +300,12 @@ static void report_chain(struct sleepy_output *out,
 			 struct sleepy_profile *profile,
 			 const struct sleepy_wakeup_link *links, size_t n)
 {
+	unsigned int depth = opts->chain_depth;
 	uint32_t path[SLEEPY_CHAIN_MAX_DEPTH], *roots;
 	size_t i, nroots = 0;
+
+	if (depth < 1 || depth > SLEEPY_CHAIN_MAX_DEPTH)
+		depth = depth ? SLEEPY_CHAIN_MAX_DEPTH : 1;
 
 	/* First the roots: the chains add placeholder applications. */
 	roots = calloc(profile->apps.used ?: 1, sizeof(*roots));
@@ -320,8 +324,7 @@ static void report_chain(struct sleepy_output *out,
 			    "Wakeup chain: who the application waited for, and whom they waited for",
 			    link_columns, 5);
 	for (i = 0; i < nroots; i++)
-		chain_of(out, profile, links, n, roots[i], 1, opts->chain_depth,
-			 path);
+		chain_of(out, profile, links, n, roots[i], 1, depth, path);
 	free(roots);
 }
 

@@ -12,11 +12,12 @@
 #include "lib/output.h"
 #include "lib/profile.h"
 #include "lib/recording.h"
+#include "lib/sched.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 40
+#define PLANNED_TESTS 45
 
 static int failures, tests;
 
@@ -410,6 +411,126 @@ static void test_function_rows(void)
 	}
 }
 
+static void put_switch(struct builder *b, uint32_t cpu, uint64_t time,
+		       uint32_t prev, uint32_t prev_appid, uint32_t reason,
+		       uint64_t user_ip, uint32_t next, uint32_t next_appid)
+{
+	struct sleepy_switch s = {
+		.header = { SLEEPY_REC_SWITCH, sizeof(s), cpu },
+		.time_ns = time, .user_ip = user_ip,
+		.prev_tid = prev, .prev_appid = prev_appid,
+		.next_tid = next, .next_appid = next_appid, .reason = reason,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+static void put_wakeup(struct builder *b, uint32_t cpu, uint64_t time,
+		       uint32_t waker, uint32_t waker_appid, uint32_t wakee,
+		       uint32_t wakee_appid, uint32_t flags)
+{
+	struct sleepy_wakeup w = {
+		.header = { SLEEPY_REC_WAKEUP, sizeof(w), cpu },
+		.time_ns = time, .waker_tid = waker, .waker_appid = waker_appid,
+		.wakee_tid = wakee, .wakee_appid = wakee_appid, .flags = flags,
+	};
+
+	put(b, &w, sizeof(w));
+}
+
+static struct sleepy_wall *wall(struct sleepy_sched *sched, uint32_t appid)
+{
+	for (size_t i = 0; i < sched->walls.capacity; i++) {
+		struct sleepy_wall *w = sleepy_table_slot(&sched->walls, i);
+
+		if (w && w->appid == appid)
+			return w;
+	}
+	return NULL;
+}
+
+static uint64_t site_ns(struct sleepy_sched *sched, uint32_t appid,
+			uint32_t kind, uint64_t user_ip)
+{
+	for (size_t i = 0; i < sched->sites.capacity; i++) {
+		struct sleepy_offcpu_site *s = sleepy_table_slot(&sched->sites, i);
+
+		if (s && s->appid == appid && s->kind == kind && s->user_ip == user_ip)
+			return s->total_ns;
+	}
+	return 0;
+}
+
+/*
+ * A thread's life in switches and wakeups, written per CPU (out of time
+ * order, as the drainer writes them): new at 1000, runs 1100-1600, sleeps
+ * until woken by app 2 at 2600, runs 2700-3000, preempted until 3500,
+ * exits at 4000.  A thread of app 3 already there runs from 2000 on.
+ */
+static void test_sched_replay(void)
+{
+	struct sleepy_wakeup_link *link = NULL;
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_wall *w;
+	struct builder b = {};
+	uint64_t sum = 0;
+	int k;
+
+	put_header(&b, 2);
+	put_app(&b, 1, "sleeper", 1);
+	put_app(&b, 2, "waker", 1);
+	put_app(&b, 3, "old", 1);
+	/* CPU 1's records, then CPU 0's. */
+	put_switch(&b, 1, 2700, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 1, 3000, 100, 1, SLEEPY_SWITCH_PREEMPTED, 0x20, 0, 0);
+	put_switch(&b, 1, 3500, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 1, 4000, 100, 0, SLEEPY_SWITCH_EXITING, 0x30, 0, 0);
+	put_wakeup(&b, 0, 1000, 300, 2, 100, 1, SLEEPY_WAKEUP_NEW_TASK);
+	put_switch(&b, 0, 1100, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 1600, 100, 1, SLEEPY_SWITCH_SLEEP, 0x10, 0, 0);
+	put_switch(&b, 0, 2000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 400, 3);
+	put_wakeup(&b, 0, 2600, 300, 2, 100, 1, 0);
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	check(p.sched && p.sched->switches == 7 && p.sched->wakeups == 2,
+	      "sched: 7 switches and 2 wakeups read");
+	if (!p.sched) {
+		for (k = 0; k < 4; k++)
+			check(0, "sched: replay (no records)");
+		goto out;
+	}
+	sleepy_sched_replay(p.sched, &p, rec.header.start_time_ns, p.end_ns);
+	w = wall(p.sched, 1);
+	if (w)
+		for (k = 0; k < SLEEPY_TIME_KINDS; k++)
+			sum += w->ns[k];
+	check(w && w->lifetime_ns == 3000 && w->ns[SLEEPY_TIME_ON_CPU] == 1300 &&
+	      w->ns[SLEEPY_TIME_SLEEP] == 1000 && w->ns[SLEEPY_TIME_RUNQUEUE] == 200 &&
+	      w->ns[SLEEPY_TIME_PREEMPTED] == 500 && sum == 3000,
+	      "sched: on 1300 + sleep 1000 + runqueue 200 + preempted 500 = lifetime 3000");
+	check(site_ns(p.sched, 1, SLEEPY_TIME_SLEEP, 0x10) == 1000 &&
+	      site_ns(p.sched, 1, SLEEPY_TIME_RUNQUEUE, 0x10) == 100 &&
+	      site_ns(p.sched, 1, SLEEPY_TIME_PREEMPTED, 0x20) == 500,
+	      "sched: off-CPU time by site: sleep and its run-queue wait at 0x10, preempted at 0x20");
+	w = wall(p.sched, 3);
+	check(w && w->lifetime_ns == 8000 && w->ns[SLEEPY_TIME_UNKNOWN] == 1000 &&
+	      w->ns[SLEEPY_TIME_ON_CPU] == 7000,
+	      "sched: a thread older than the session is unaccounted until its first record");
+	for (size_t i = 0; i < p.sched->links.capacity; i++) {
+		struct sleepy_wakeup_link *l = sleepy_table_slot(&p.sched->links, i);
+
+		if (l && l->waker_appid == 2 && l->wakee_appid == 1)
+			link = l;
+	}
+	check(p.sched->links.used == 1 && link && link->count == 1 &&
+	      link->blocked_ns == 1000,
+	      "sched: one wakeup link, waker -> wakee, with the 1000 ns it ended (new tasks are not links)");
+out:
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -422,5 +543,6 @@ int main(int argc, char **argv)
 	test_symbols(argc > 1 ? argv[1] : "../build/userland");
 	test_parsers();
 	test_function_rows();
+	test_sched_replay();
 	return failures ? 1 : 0;
 }
