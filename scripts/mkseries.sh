@@ -27,15 +27,17 @@ commits=(
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
-"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/sched.c|0003-sleepy-syscalls.patch|session"
+"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/sched.c kernel/sleepy/irq.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0005-sleepy-tick-hook.patch|'
 "|"'|0006-sched-idle-sleepy-hook.patch|'
 "|"'|0007-sleepy-fork-exit-hooks.patch|'
 "|"'|0008-exec-sleepy-hook.patch|'
 "|"'|0009-sched-sleepy-switch-wakeup-hooks.patch|'
-"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0010-selftests-sleepy.patch|selftest"
-"|Documentation/userspace-api/sleepy.rst|0011-sleepy-docs.patch|"
+"|"'|0010-irq-sleepy-interrupt-histograms.patch|'
+"|"'|0011-x86-apic-sleepy-local-timer.patch|'
+"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0012-selftests-sleepy.patch|selftest"
+"|Documentation/userspace-api/sleepy.rst|0013-sleepy-docs.patch|"
 )
 declare -A bodies
 bodies[apps]="An appid names one instance of one program for a whole profiling
@@ -85,9 +87,11 @@ hotplug state starts and cancels each CPU's timer, so a CPU that goes
 down does not leave its timer on another one and a CPU that comes up
 is sampled.  The timer rearms at least half a period ahead, counting
 the periods it skipped, and parks on an idle CPU until it leaves idle.
-With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too
-(the scheduler's calls come in their own patch), behind a static key of
-their own so that sampling-only sessions do not pay for them.
+With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
+and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
+handler times, written at the stop (the scheduler's and the interrupt
+code's calls come in their own patches), each behind a static key of its
+own so that sampling-only sessions do not pay for them.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
@@ -108,7 +112,7 @@ the accounting of samples and drops.  Added to the default TARGETS."
 write_sleepy_makefile() {
 	local dir=$tree/kernel/sleepy core="" tests="" o
 	[ -d "$dir" ] || return 0
-	for o in apps buffer session sampling process sched; do
+	for o in apps buffer session sampling process sched irq; do
 		[ -f "$dir/$o.c" ] && core+=" $o.o"
 	done
 	for o in apps_kunit buffer_kunit; do

@@ -17,7 +17,8 @@
 
 static const char usage[] =
 "USAGE: sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
-"                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]] FILE\n"
+"                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]]\n"
+"                    [--irq-by-app] FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
@@ -28,7 +29,10 @@ static const char usage[] =
 "reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
 "of each application instance (on CPU + off CPU by reason + run-queue wait\n"
 "= its lifetime, with what could not be accounted); and wakeups, waker ->\n"
-"wakee.  Times are ms in text, ns in CSV and JSON.\n"
+"wakee.  A recording made with --irq gets hard interrupt and softirq\n"
+"handler times per interrupt (count, total, average, log2 histogram in ns,\n"
+"as BCC's hardirqs -d and softirqs -d) and softirqs' delay from raise to\n"
+"run.  Times are ms in text, ns in CSV and JSON.\n"
 "\n"
 "EXAMPLES:\n"
 "    sleepy-parse sleepy.data\n"
@@ -44,6 +48,7 @@ static const char usage[] =
 "                         matched to applications by file name\n"
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
+"        --irq-by-app     with --irq: interrupt time taken from each app\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
@@ -91,6 +96,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "symbols", required_argument, NULL, 's' },
 		{ "chain", required_argument, NULL, 'c' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "irq-by-app", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -117,6 +123,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			if (parse_app(optarg, &opts->report.chain_name,
 				      &opts->report.chain_instance))
 				return bad_option("--chain", optarg);
+			break;
+		case 'I':
+			opts->report.irq_by_app = true;
 			break;
 		case 'd':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||

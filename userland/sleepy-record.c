@@ -11,7 +11,7 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-record [-F HZ] [-k] [--sched] [-a] [-b SIZE] [-o FILE]\n"
+"USAGE: sleepy-record [-F HZ] [-k] [--sched] [--irq] [-a] [-b SIZE] [-o FILE]\n"
 "                     -- CMD [ARGS...]\n"
 "\n"
 "Run CMD under a sleepy session: only CMD and its children are sampled,\n"

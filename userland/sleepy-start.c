@@ -9,8 +9,8 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-start [-F HZ] [-k] [--sched] [-p PID [--follow]] [-b SIZE]\n"
-"                    [-o FILE]\n"
+"USAGE: sleepy-start [-F HZ] [-k] [--sched] [--irq] [-p PID [--follow]]\n"
+"                    [-b SIZE] [-o FILE]\n"
 "\n"
 "Start sampling every CPU and leave a drainer copying the samples into\n"
 "FILE until sleepy-stop.\n"

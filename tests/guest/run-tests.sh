@@ -20,5 +20,6 @@ group accuracy /sleepy/guest/test-accuracy.sh
 group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh
 group sched /sleepy/guest/test-sched.sh
+group irq /sleepy/guest/test-irq.sh
 group abi-attack /sleepy/guest/test-abi-attack.sh 10000 600
 end_results

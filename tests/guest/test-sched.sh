@@ -50,7 +50,7 @@ storm() {
 	failed=0 inconsistent=0 switches=0 dropped_total=0
 	i=0
 	while [ $i -lt $rounds ]; do
-		sleepy-start --sched -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
+		sleepy-start --sched --irq -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
 			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
 		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 			echo 0 > /sys/devices/system/cpu/cpu1/online
@@ -80,7 +80,7 @@ storm() {
 	touch /tmp/stop-storm
 	wait $f $p
 	[ -s /tmp/storm.err ] && sed 's/^/# storm: /' /tmp/storm.err | head -n 40
-	check "sched storm: $rounds --sched sessions at 10 kHz with CPU 1 offline and back, $failed failures" [ $failed = 0 ]
+	check "sched storm: $rounds --sched --irq sessions at 10 kHz with CPU 1 offline and back, $failed failures" [ $failed = 0 ]
 	check "sched storm: $switches switches recorded, $dropped_total dropped, every round's drops counted in the stream" \
 		[ $inconsistent = 0 ]
 }

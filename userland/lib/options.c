@@ -24,13 +24,14 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 				 int argc, char **argv, const char *tool,
 				 const char *usage, bool for_record)
 {
-	enum { OPT_FOLLOW = 256, OPT_SCHED };
+	enum { OPT_FOLLOW = 256, OPT_SCHED, OPT_IRQ };
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ "sched", no_argument, NULL, OPT_SCHED },
+		{ "irq", no_argument, NULL, OPT_IRQ },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -69,6 +70,9 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 			break;
 		case OPT_SCHED:
 			opts->attr.flags |= SLEEPY_FLAG_SCHED;
+			break;
+		case OPT_IRQ:
+			opts->attr.flags |= SLEEPY_FLAG_IRQ;
 			break;
 		case 'b':
 			if (!sleepy_parse_size(optarg, &value) ||

@@ -22,6 +22,8 @@
 "        --follow         with -p: follow children forked after the start\n" \
 "        --sched          record context switches and wakeups too (off-CPU\n" \
 "                         time, run-queue waits, wakeup links)\n" \
+"        --irq            time interrupt and softirq handlers too (log2\n" \
+"                         histograms per IRQ, time taken from each app)\n" \
 "    -b, --buffer SIZE    kernel buffer per CPU, e.g. 256K, 4M (default 1M)\n" \
 "    -o, --output FILE    recording to write (default sleepy.data)\n"
 

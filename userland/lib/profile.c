@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "irq.h"
 #include "sched.h"
 
 /* Small: every application has a table of IPs, most have few. */
@@ -167,6 +168,11 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 		free(profile->sched);
 		profile->sched = NULL;
 	}
+	if (profile->irqs) {
+		sleepy_irqs_free(profile->irqs);
+		free(profile->irqs);
+		profile->irqs = NULL;
+	}
 }
 
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
@@ -288,6 +294,15 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 			sleepy_sched_init(profile->sched);
 		}
 		sleepy_sched_add(profile->sched, record);
+		break;
+	case SLEEPY_REC_IRQ_HIST:
+	case SLEEPY_REC_IRQ_APP:
+	case SLEEPY_REC_INTERRUPTS:
+		if (!profile->irqs) {
+			profile->irqs = xcalloc(1, sizeof(*profile->irqs));
+			sleepy_irqs_init(profile->irqs);
+		}
+		sleepy_irqs_add(profile->irqs, record);
 		break;
 	case SLEEPY_REC_CPU_STATS:
 		sleepy_cpu_stats_read(record, &stats);

@@ -52,11 +52,14 @@ struct sleepy_ip_count {
 };
 
 struct sleepy_sched;
+struct sleepy_irqs;
 
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
 	/* Switch and wakeup records (sched.h), NULL if the recording has none. */
 	struct sleepy_sched *sched;
+	/* Interrupt histograms (irq.h), NULL if the recording has none. */
+	struct sleepy_irqs *irqs;
 	/*
 	 * The application looked up last, valid while the table keeps its
 	 * capacity (growing moves the slots): samples come in runs of one.

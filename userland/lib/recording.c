@@ -163,6 +163,10 @@ static size_t min_record_size(uint16_t type)
 		return sizeof(struct sleepy_switch);
 	case SLEEPY_REC_WAKEUP:
 		return sizeof(struct sleepy_wakeup);
+	case SLEEPY_REC_IRQ_HIST:
+		return sizeof(struct sleepy_irq_hist);
+	case SLEEPY_REC_IRQ_APP:
+		return sizeof(struct sleepy_irq_app);
 	case SLEEPY_REC_CPU_STATS:
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:

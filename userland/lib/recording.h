@@ -44,7 +44,20 @@ struct sleepy_file_header {
 enum sleepy_file_record_type {
 	SLEEPY_REC_CPU_STATS	= SLEEPY_REC_FIRST_USER,  /* sleepy_cpu_stats */
 	SLEEPY_REC_END		= SLEEPY_REC_FIRST_USER + 1, /* sleepy_end */
+	SLEEPY_REC_INTERRUPTS	= SLEEPY_REC_FIRST_USER + 2, /* sleepy_text */
 };
+
+/*
+ * Text the tools keep with a recording: SLEEPY_REC_INTERRUPTS holds
+ * /proc/interrupts at the stop of a SLEEPY_FLAG_IRQ session (the names of
+ * the IRQs), cut at a line to fit; NUL padded to a multiple of 8 bytes.
+ */
+struct sleepy_text {
+	struct sleepy_record_header header;
+	char text[];
+};
+
+#define SLEEPY_TEXT_MAX		(65528 - sizeof(struct sleepy_record_header))
 
 /*
  * What one CPU counted over the session: the kernel's struct

@@ -219,6 +219,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	if (profile->sched)
 		sleepy_sched_report(&out, opts, profile, rec->header.start_time_ns,
 				    profile->end_ns);
+	if (profile->irqs)
+		sleepy_irq_report(&out, opts, profile);
 	sleepy_output_end(&out);
 	free(apps);
 	free(ips);

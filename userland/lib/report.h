@@ -30,6 +30,7 @@ struct sleepy_report_options {
 	const char *chain_name;
 	uint32_t chain_instance;
 	unsigned int chain_depth;	/* 1..SLEEPY_CHAIN_MAX_DEPTH */
+	bool irq_by_app;		/* --irq-by-app */
 };
 
 #define SLEEPY_CHAIN_MAX_DEPTH	16
@@ -51,5 +52,10 @@ void sleepy_sched_report(struct sleepy_output *out,
 			 const struct sleepy_report_options *opts,
 			 struct sleepy_profile *profile,
 			 uint64_t begin_ns, uint64_t end_ns);
+
+/* The reports of a --irq recording (irq_report.c). */
+void sleepy_irq_report(struct sleepy_output *out,
+		       const struct sleepy_report_options *opts,
+		       struct sleepy_profile *profile);
 
 #endif

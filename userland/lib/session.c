@@ -257,6 +257,7 @@ static size_t read_subbuf(int fd, void *buf, size_t len)
 struct drainer {
 	int out;
 	int session;
+	bool irq;		/* the session records interrupts */
 	unsigned int ncpus;
 	int *fds;
 	char *buf;
@@ -309,6 +310,40 @@ static int drain_cpu(struct drainer *d, unsigned int cpu)
 }
 
 /* The trailer: the session's counters as CPU_STATS records, and END. */
+/*
+ * /proc/interrupts at the stop, so that sleepy-parse names the IRQs of the
+ * interrupt histograms wherever it reads the recording.  Without /proc
+ * they stay numbers.
+ */
+static int write_interrupt_names(struct drainer *d)
+{
+	struct sleepy_text *rec = calloc(1, sizeof(*rec) + SLEEPY_TEXT_MAX);
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[4096];
+	size_t used = 0, len;
+	int err;
+
+	if (!rec || !f) {
+		free(rec);
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		len = strlen(line);
+		if (used + len >= SLEEPY_TEXT_MAX)
+			break;
+		memcpy(rec->text + used, line, len);
+		used += len;
+	}
+	fclose(f);
+	rec->header.type = SLEEPY_REC_INTERRUPTS;
+	rec->header.size = (sizeof(*rec) + used + 1 + 7) & ~7UL;
+	err = write_all(d->out, rec, rec->header.size);
+	free(rec);
+	return err;
+}
+
 static int write_trailer(struct drainer *d)
 {
 	struct sleepy_session_info info;
@@ -338,6 +373,8 @@ static int write_trailer(struct drainer *d)
 		if (write_all(d->out, &stats, sizeof(stats)))
 			return -1;
 	}
+	if (d->irq && write_interrupt_names(d))
+		return -1;
 	if (ioctl(d->session, SLEEPY_IOC_SESSION_INFO, &info))
 		return -1;
 	end.time_ns = info.stop_ns ?: monotonic_ns();
@@ -429,7 +466,10 @@ static int drainer_open(struct drainer *d, const char *output,
 pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 {
 	struct sleepy_file_header header;
-	struct drainer d = { .ncpus = sysconf(_SC_NPROCESSORS_CONF) };
+	struct drainer d = {
+		.ncpus = sysconf(_SC_NPROCESSORS_CONF),
+		.irq = attr->flags & SLEEPY_FLAG_IRQ,
+	};
 	struct sleepy_attr session_attr = *attr;
 	int ready[2], fd, status;
 	char byte;

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hooks of the sleepy profiler in the timer tick, the scheduler, fork, exec
- * and exit.
+ * Hooks of the sleepy profiler in the timer tick, the scheduler, interrupt
+ * and softirq handling, fork, exec and exit.
  *
  * Each hook is a static branch that stays a no-op until sleepy_start()
  * enables it, so with no session running the cost is one patched jump;
- * the context switch and wakeup hooks have a key of their own, on only
- * while a session records them (SLEEPY_FLAG_SCHED).  With CONFIG_SLEEPY=n
+ * the context switch and wakeup hooks, and the interrupt hooks, have keys
+ * of their own, on only while a session records them (SLEEPY_FLAG_SCHED,
+ * SLEEPY_FLAG_IRQ).  With CONFIG_SLEEPY=n
  * the hooks compile away.
  */
 #ifndef _LINUX_SLEEPY_H
 #define _LINUX_SLEEPY_H
 
 #include <linux/jump_label.h>
+#include <uapi/linux/sleepy.h>
 
 struct pt_regs;
 struct task_struct;
@@ -20,12 +22,18 @@ struct task_struct;
 #ifdef CONFIG_SLEEPY
 DECLARE_STATIC_KEY_FALSE(sleepy_active);
 DECLARE_STATIC_KEY_FALSE(sleepy_sched_active);
+DECLARE_STATIC_KEY_FALSE(sleepy_irq_active);
 
 void __sleepy_tick(struct pt_regs *regs);
 void __sleepy_idle_exit(void);
 void __sleepy_switch(bool preempt, struct task_struct *prev,
 		     struct task_struct *next, unsigned int prev_state);
 void __sleepy_wakeup(struct task_struct *wakee, bool new_task);
+void __sleepy_irq_entry(void);
+void __sleepy_irq_exit(unsigned int kind, unsigned int number);
+void __sleepy_softirq_raise(unsigned int nr);
+void __sleepy_softirq_entry(unsigned int nr);
+void __sleepy_softirq_exit(unsigned int nr);
 void __sleepy_fork(struct task_struct *child);
 void __sleepy_exec(struct task_struct *task);
 void __sleepy_exit(struct task_struct *task);
@@ -76,6 +84,43 @@ static inline void sleepy_wakeup_new(struct task_struct *task)
 		__sleepy_wakeup(task, true);
 }
 
+/*
+ * A hard interrupt handler is about to run, interrupts off; its exit names
+ * it: @kind is an enum sleepy_irq_kind (the IRQ's action, or an x86
+ * system vector), @number the IRQ or the vector.
+ */
+static inline void sleepy_irq_entry(void)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_irq_entry();
+}
+
+static inline void sleepy_irq_exit(unsigned int kind, unsigned int number)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_irq_exit(kind, number);
+}
+
+/* Softirq @nr raised on this CPU, interrupts off. */
+static inline void sleepy_softirq_raise(unsigned int nr)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_softirq_raise(nr);
+}
+
+/* Softirq @nr's handler is about to run, and has run; interrupts on. */
+static inline void sleepy_softirq_entry(unsigned int nr)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_softirq_entry(nr);
+}
+
+static inline void sleepy_softirq_exit(unsigned int nr)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_softirq_exit(nr);
+}
+
 /* New task, process context, after it is visible to the pid lookup. */
 static inline void sleepy_fork(struct task_struct *child)
 {
@@ -104,6 +149,11 @@ static inline void sleepy_switch(bool preempt, struct task_struct *prev,
 				 unsigned int prev_state) { }
 static inline void sleepy_wakeup(struct task_struct *wakee) { }
 static inline void sleepy_wakeup_new(struct task_struct *task) { }
+static inline void sleepy_irq_entry(void) { }
+static inline void sleepy_irq_exit(unsigned int kind, unsigned int number) { }
+static inline void sleepy_softirq_raise(unsigned int nr) { }
+static inline void sleepy_softirq_entry(unsigned int nr) { }
+static inline void sleepy_softirq_exit(unsigned int nr) { }
 static inline void sleepy_fork(struct task_struct *child) { }
 static inline void sleepy_exec(struct task_struct *task) { }
 static inline void sleepy_exit(struct task_struct *task, bool group_dead) { }

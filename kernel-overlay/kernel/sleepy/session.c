@@ -19,7 +19,8 @@
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
  * the walk over the existing processes, then sampling is set, then the
- * timers and the scheduler hooks start.  A CPU that parks its timer has therefore always seen the
+ * timers, the scheduler hooks and the interrupt hooks start.  The stop
+ * writes the interrupt histograms into the stream once no hook runs.  A CPU that parks its timer has therefore always seen the
  * session sampling, and the switch away from the idle task restarts it.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
@@ -127,6 +128,7 @@ static struct pid *sleepy_get_tgid(pid_t vpid)
 static void sleepy_session_free(struct sleepy_session *session)
 {
 	sleepy_apps_destroy(session->apps);
+	sleepy_irq_destroy(session);
 	if (session->buffer.chan)
 		sleepy_buffer_close(&session->buffer);
 	put_pid(session->filter);
@@ -155,6 +157,9 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	session->apps = sleepy_apps_create(SLEEPY_TABLE_CAPACITY);
 	if (!session->apps)
 		goto fail;
+	err = sleepy_irq_create(session);
+	if (err)
+		goto fail;
 	err = sleepy_buffer_open(&session->buffer, size);
 	if (err)
 		goto fail;
@@ -176,6 +181,7 @@ static void sleepy_session_run(struct sleepy_session *session)
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
 	sleepy_sched_start(session);
+	sleepy_irq_start(session);
 	cpus_read_unlock();
 	sleepy_running = session;
 }
@@ -187,12 +193,14 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	cpus_read_lock();
 	WRITE_ONCE(session->sampling, false);
 	sleepy_sched_stop();
+	sleepy_irq_stop();
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();
 	sleepy_sampling_stop();
 	cpus_read_unlock();
 
+	sleepy_irq_write(session);
 	session->stop_ns = sleepy_now();
 	session->table_overflows = session->apps->overflows;
 	sleepy_apps_destroy(session->apps);

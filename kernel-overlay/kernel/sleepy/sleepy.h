@@ -2,8 +2,9 @@
 /*
  * Internal interfaces of the sleepy profiler: the appid tables (apps.c),
  * the per-CPU record buffer (buffer.c), the session (session.c) with its
- * sampling timers (sampling.c), process hooks (process.c) and scheduler
- * hooks (sched.c), and what the KUnit tests reach.
+ * sampling timers (sampling.c), process hooks (process.c), scheduler
+ * hooks (sched.c) and interrupt histograms (irq.c), and what the KUnit
+ * tests reach.
  */
 #ifndef _KERNEL_SLEEPY_SLEEPY_H
 #define _KERNEL_SLEEPY_SLEEPY_H
@@ -132,7 +133,10 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @start_ns: CLOCK_MONOTONIC of the start
  * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
  * @table_overflows: copy of apps->overflows kept after the stop
+ * @irq: per-CPU interrupt histograms, with SLEEPY_FLAG_IRQ
  */
+struct sleepy_irq_cpu;
+
 struct sleepy_session {
 	struct sleepy_apps *apps;
 	struct sleepy_buffer buffer;
@@ -143,6 +147,7 @@ struct sleepy_session {
 	u64 start_ns;
 	u64 stop_ns;
 	u64 table_overflows;
+	struct sleepy_irq_cpu __percpu *irq;
 };
 
 /* The running session for the hooks: published under RCU. */
@@ -161,6 +166,13 @@ int sleepy_sampling_init(void);
 /* sched.c: the context switch and wakeup hooks; cpus_read_lock() held. */
 void sleepy_sched_start(struct sleepy_session *session);
 void sleepy_sched_stop(void);
+
+/* irq.c: interrupt histograms; start and stop with cpus_read_lock() held. */
+int sleepy_irq_create(struct sleepy_session *session);
+void sleepy_irq_destroy(struct sleepy_session *session);
+void sleepy_irq_start(struct sleepy_session *session);
+void sleepy_irq_stop(void);
+void sleepy_irq_write(struct sleepy_session *session);
 
 /* process.c: the process hooks' side of a session start. */
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);

@@ -31,9 +31,10 @@
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
 #define SLEEPY_FLAG_FOLLOW_CHILDREN	(1ULL << 1) /* pid filter: add descendants */
 #define SLEEPY_FLAG_SCHED		(1ULL << 2) /* context switches, wakeups */
+#define SLEEPY_FLAG_IRQ			(1ULL << 3) /* interrupt histograms */
 #define SLEEPY_FLAGS_ALL		(SLEEPY_FLAG_KERNEL | \
 					 SLEEPY_FLAG_FOLLOW_CHILDREN | \
-					 SLEEPY_FLAG_SCHED)
+					 SLEEPY_FLAG_SCHED | SLEEPY_FLAG_IRQ)
 
 /*
  * Limits enforced by sleepy_start().  The highest frequency accepted is
@@ -130,6 +131,8 @@ enum sleepy_record_type {
 	SLEEPY_REC_LOST		= 4,	/* struct sleepy_lost */
 	SLEEPY_REC_SWITCH	= 5,	/* struct sleepy_switch */
 	SLEEPY_REC_WAKEUP	= 6,	/* struct sleepy_wakeup */
+	SLEEPY_REC_IRQ_HIST	= 7,	/* struct sleepy_irq_hist */
+	SLEEPY_REC_IRQ_APP	= 8,	/* struct sleepy_irq_app */
 	/* 64 and above: never written by the kernel, free for the tools. */
 	SLEEPY_REC_FIRST_USER	= 64,
 };
@@ -293,6 +296,61 @@ struct sleepy_wakeup {
 	__u32 wakee_appid;
 	__u32 cpu;
 	__u32 flags;
+};
+
+/* What an interrupt histogram measures, sleepy_irq_hist.kind. */
+enum sleepy_irq_kind {
+	SLEEPY_IRQ_HARDIRQ	= 0,	/* handler time; number: the IRQ */
+	SLEEPY_IRQ_SYSVEC	= 1,	/* handler time; number: the vector */
+	SLEEPY_IRQ_SOFTIRQ	= 2,	/* run time; number: the softirq */
+	SLEEPY_IRQ_SOFTIRQ_DELAY = 3,	/* from raise to run; the softirq */
+	SLEEPY_IRQ_KINDS
+};
+
+/* The number of everything that found a CPU's table full. */
+#define SLEEPY_IRQ_OTHER		0xffffffffU
+#define SLEEPY_IRQ_BUCKETS		32
+
+/**
+ * struct sleepy_irq_hist - one CPU's histogram of one interrupt
+ *	(SLEEPY_FLAG_IRQ), written once, at the stop
+ * @kind: enum sleepy_irq_kind
+ * @number: IRQ number, system vector or softirq number, or SLEEPY_IRQ_OTHER
+ * @cpu: the CPU it ran on
+ * @count: runs
+ * @total_ns: their time
+ * @log2_ns: runs of 2^i to 2^(i+1)-1 ns in [i] (0 ns in [0]; the last
+ *	bucket takes everything longer)
+ */
+struct sleepy_irq_hist {
+	struct sleepy_record_header header;
+	__u32 kind;
+	__u32 number;
+	__u32 cpu;
+	__u32 __reserved;
+	__u64 count;
+	__u64 total_ns;
+	__u32 log2_ns[SLEEPY_IRQ_BUCKETS];
+};
+
+/**
+ * struct sleepy_irq_app - time an interrupt took from an application
+ *	instance it interrupted on one CPU (SLEEPY_FLAG_IRQ), at the stop
+ * @kind: SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_SYSVEC or SLEEPY_IRQ_SOFTIRQ
+ * @number: as in struct sleepy_irq_hist
+ * @cpu: the CPU
+ * @appid: the application instance interrupted (0 with SLEEPY_IRQ_OTHER)
+ * @count: runs that interrupted it
+ * @total_ns: their time
+ */
+struct sleepy_irq_app {
+	struct sleepy_record_header header;
+	__u32 kind;
+	__u32 number;
+	__u32 cpu;
+	__u32 appid;
+	__u64 count;
+	__u64 total_ns;
 };
 
 #endif /* _UAPI_LINUX_SLEEPY_H */

@@ -857,6 +857,50 @@ TEST_F(sleepy, sched_kernel_ips)
 	EXPECT_LE(10, c.kernel_ips);
 }
 
+/*
+ * With SLEEPY_FLAG_IRQ, the stop writes per-CPU interrupt histograms:
+ * the timer's among them, each holding its count in its buckets; and
+ * none without the flag.
+ */
+TEST_F(sleepy, irq_histograms)
+{
+	struct sleepy_record_header *r;
+	unsigned int hists, bad;
+	uint64_t runs;
+	struct stream s;
+
+	for (int with_irq = 0; with_irq < 2; with_irq++) {
+		self->attr.flags = with_irq ? SLEEPY_FLAG_IRQ : 0;
+		ASSERT_EQ(0, start(self, &self->attr));
+		spin(200);
+		ASSERT_EQ(0, sys_stop(0));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
+		hists = bad = 0;
+		runs = 0;
+		for_each_record(&s, r) {
+			struct sleepy_irq_hist *h = (void *)r;
+			uint64_t sum = 0;
+
+			if (r->type != SLEEPY_REC_IRQ_HIST)
+				continue;
+			hists++;
+			for (int i = 0; i < SLEEPY_IRQ_BUCKETS; i++)
+				sum += h->log2_ns[i];
+			if (sum != h->count || h->kind >= SLEEPY_IRQ_KINDS)
+				bad++;
+			runs += h->count;
+		}
+		free(s.records);
+		if (!with_irq) {
+			EXPECT_EQ(0, hists);
+			continue;
+		}
+		EXPECT_LT(0, hists);
+		EXPECT_LT(0, runs);
+		EXPECT_EQ(0, bad);
+	}
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy: what interrupts cost, for sessions that ask (SLEEPY_FLAG_IRQ):
+ * per CPU, a log2 histogram of the handler time of every hard interrupt
+ * (per IRQ number, and the local APIC timer's system vector on x86), of
+ * every softirq vector's run time and of its delay from raise to run,
+ * and the time each interrupt took from the application it interrupted.
+ * OSprof's latency histograms, kept in memory and written into the
+ * stream once, at the stop, rather than a record per interrupt.
+ *
+ * Writers: each CPU updates only its own tables, from its interrupt
+ * handlers (interrupts off) and its softirq handlers (interrupts on: the
+ * update disables them, so a hard interrupt cannot nest into it).  Hard
+ * interrupt handlers do not nest, and neither do softirqs on one CPU, so
+ * one start time each per CPU is enough.  Reader: the session stop, after
+ * the hooks' static key is off and a grace period has passed, so no
+ * writer runs any more.
+ *
+ * The tables are open-addressed and fixed in size; an interrupt that
+ * finds its table full is counted in a catch-all entry (number
+ * SLEEPY_IRQ_OTHER), never lost.
+ */
+#include <linux/cpu.h>
+#include <linux/hash.h>
+#include <linux/interrupt.h>
+#include <linux/lockdep.h>
+#include <linux/log2.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sleepy.h>
+
+#include "sleepy.h"
+
+DEFINE_STATIC_KEY_FALSE(sleepy_irq_active);
+
+#define SLEEPY_IRQ_HIST_SLOTS	128	/* power of two */
+#define SLEEPY_IRQ_APP_SLOTS	256	/* power of two */
+
+struct sleepy_irq_hist_slot {
+	u32 kind;		/* enum sleepy_irq_kind, + 1: 0 is free */
+	u32 number;
+	u64 count;
+	u64 total_ns;
+	u32 log2_ns[SLEEPY_IRQ_BUCKETS];
+};
+
+struct sleepy_irq_app_slot {
+	u32 kind;		/* enum sleepy_irq_kind, + 1: 0 is free */
+	u32 number;
+	u32 appid;
+	u64 count;
+	u64 total_ns;
+};
+
+/* One CPU's tables. */
+struct sleepy_irq_cpu {
+	u64 hardirq_start_ns;
+	u64 softirq_start_ns;
+	u64 raised_ns[NR_SOFTIRQS];	/* 0: not raised since its last run */
+	struct sleepy_irq_hist_slot hist[SLEEPY_IRQ_HIST_SLOTS];
+	struct sleepy_irq_app_slot apps[SLEEPY_IRQ_APP_SLOTS];
+	/* What found a full table, per kind, as number SLEEPY_IRQ_OTHER. */
+	struct sleepy_irq_hist_slot hist_other[SLEEPY_IRQ_KINDS];
+	struct sleepy_irq_app_slot apps_other[SLEEPY_IRQ_KINDS];
+};
+
+/* The session recording interrupts, if one runs, and this CPU's tables. */
+static struct sleepy_session *sleepy_irq_session(struct sleepy_irq_cpu **cpu)
+{
+	struct sleepy_session *session = rcu_dereference_sched(sleepy_live);
+
+	if (!session || !READ_ONCE(session->sampling) || !session->irq)
+		return NULL;
+	*cpu = this_cpu_ptr(session->irq);
+	return session;
+}
+
+static struct sleepy_irq_hist_slot *
+sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number)
+{
+	u32 i = hash_32(kind << 24 ^ number, ilog2(SLEEPY_IRQ_HIST_SLOTS));
+	struct sleepy_irq_hist_slot *slot;
+	u32 n;
+
+	for (n = 0; n < SLEEPY_IRQ_HIST_SLOTS; n++) {
+		slot = &cpu->hist[i];
+
+		if (!slot->kind) {
+			slot->kind = kind + 1;
+			slot->number = number;
+		}
+		if (slot->kind == kind + 1 && slot->number == number)
+			return slot;
+		i = (i + 1) & (SLEEPY_IRQ_HIST_SLOTS - 1);
+	}
+	slot = &cpu->hist_other[kind];
+	slot->kind = kind + 1;
+	slot->number = SLEEPY_IRQ_OTHER;
+	return slot;
+}
+
+static struct sleepy_irq_app_slot *
+sleepy_irq_app_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number, u32 appid)
+{
+	u32 i = hash_32((kind << 24 ^ number) * 31 + appid,
+			ilog2(SLEEPY_IRQ_APP_SLOTS));
+	struct sleepy_irq_app_slot *slot;
+	u32 n;
+
+	for (n = 0; n < SLEEPY_IRQ_APP_SLOTS; n++) {
+		slot = &cpu->apps[i];
+
+		if (!slot->kind) {
+			slot->kind = kind + 1;
+			slot->number = number;
+			slot->appid = appid;
+		}
+		if (slot->kind == kind + 1 && slot->number == number &&
+		    slot->appid == appid)
+			return slot;
+		i = (i + 1) & (SLEEPY_IRQ_APP_SLOTS - 1);
+	}
+	slot = &cpu->apps_other[kind];
+	slot->kind = kind + 1;
+	slot->number = SLEEPY_IRQ_OTHER;
+	return slot;
+}
+
+/*
+ * Adds one handler run of @ns to this CPU's histogram of @kind/@number
+ * and, if @charge and it interrupted an application, to that
+ * application's account.  Interrupts off.
+ */
+static void sleepy_irq_account(struct sleepy_session *session,
+			       struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
+			       u64 ns, bool charge)
+{
+	struct sleepy_irq_hist_slot *hist;
+	struct sleepy_irq_app_slot *app;
+	struct task_struct *task = current;
+	u32 appid;
+
+	lockdep_assert_irqs_disabled();
+	hist = sleepy_irq_hist_slot(cpu, kind, number);
+	hist->count++;
+	hist->total_ns += ns;
+	hist->log2_ns[min(ns ? ilog2(ns) : 0, SLEEPY_IRQ_BUCKETS - 1)]++;
+	if (!charge || is_idle_task(task))
+		return;
+	appid = sleepy_apps_lookup(session->apps, task->tgid);
+	if (!appid)
+		return;
+	app = sleepy_irq_app_slot(cpu, kind, number, appid);
+	app->count++;
+	app->total_ns += ns;
+}
+
+void __sleepy_irq_entry(void)
+{
+	struct sleepy_irq_cpu *cpu;
+
+	if (sleepy_irq_session(&cpu))
+		cpu->hardirq_start_ns = sleepy_now();
+}
+
+void __sleepy_irq_exit(unsigned int kind, unsigned int number)
+{
+	struct sleepy_session *session = NULL;
+	struct sleepy_irq_cpu *cpu;
+	u64 start;
+
+	if (kind < SLEEPY_IRQ_KINDS)
+		session = sleepy_irq_session(&cpu);
+	if (!session)
+		return;
+	start = cpu->hardirq_start_ns;
+	cpu->hardirq_start_ns = 0;
+	/* Zero: the session started while this handler ran. */
+	if (start)
+		sleepy_irq_account(session, cpu, kind, number,
+				   sleepy_now() - start, true);
+}
+
+void __sleepy_softirq_raise(unsigned int nr)
+{
+	struct sleepy_irq_cpu *cpu;
+
+	if (nr < NR_SOFTIRQS && sleepy_irq_session(&cpu) &&
+	    !cpu->raised_ns[nr])
+		cpu->raised_ns[nr] = sleepy_now();
+}
+
+/* Softirq handlers run with interrupts on: the tables need them off. */
+void __sleepy_softirq_entry(unsigned int nr)
+{
+	struct sleepy_session *session;
+	struct sleepy_irq_cpu *cpu;
+	unsigned long flags;
+	u64 now, raised;
+
+	if (nr >= NR_SOFTIRQS)
+		return;
+	local_irq_save(flags);
+	session = sleepy_irq_session(&cpu);
+	if (session) {
+		now = sleepy_now();
+		raised = cpu->raised_ns[nr];
+		cpu->raised_ns[nr] = 0;
+		cpu->softirq_start_ns = now;
+		if (raised)
+			sleepy_irq_account(session, cpu,
+					   SLEEPY_IRQ_SOFTIRQ_DELAY, nr,
+					   now - raised, false);
+	}
+	local_irq_restore(flags);
+}
+
+void __sleepy_softirq_exit(unsigned int nr)
+{
+	struct sleepy_session *session;
+	struct sleepy_irq_cpu *cpu;
+	unsigned long flags;
+	u64 start;
+
+	local_irq_save(flags);
+	session = sleepy_irq_session(&cpu);
+	if (session) {
+		start = cpu->softirq_start_ns;
+		cpu->softirq_start_ns = 0;
+		if (start)
+			sleepy_irq_account(session, cpu, SLEEPY_IRQ_SOFTIRQ, nr,
+					   sleepy_now() - start, true);
+	}
+	local_irq_restore(flags);
+}
+
+/* Allocates the tables of a session that asked for them; process context. */
+int sleepy_irq_create(struct sleepy_session *session)
+{
+	if (!(session->attr.flags & SLEEPY_FLAG_IRQ))
+		return 0;
+	session->irq = alloc_percpu(struct sleepy_irq_cpu);
+	return session->irq ? 0 : -ENOMEM;
+}
+
+void sleepy_irq_destroy(struct sleepy_session *session)
+{
+	free_percpu(session->irq);
+	session->irq = NULL;
+}
+
+/* Turns the hooks on; the caller holds cpus_read_lock(). */
+void sleepy_irq_start(struct sleepy_session *session)
+{
+	lockdep_assert_cpus_held();
+	if (session->irq)
+		static_branch_enable_cpuslocked(&sleepy_irq_active);
+}
+
+/* Turns the hooks off; the caller holds cpus_read_lock(). */
+void sleepy_irq_stop(void)
+{
+	lockdep_assert_cpus_held();
+	if (static_key_enabled(&sleepy_irq_active))
+		static_branch_disable_cpuslocked(&sleepy_irq_active);
+}
+
+static void sleepy_irq_write_hist(struct sleepy_session *session,
+				  const struct sleepy_irq_hist_slot *slot,
+				  unsigned int cpu)
+{
+	struct sleepy_irq_hist rec = {
+		.kind = slot->kind - 1,
+		.number = slot->number,
+		.cpu = cpu,
+		.count = slot->count,
+		.total_ns = slot->total_ns,
+	};
+
+	if (!slot->count)
+		return;
+	memcpy(rec.log2_ns, slot->log2_ns, sizeof(rec.log2_ns));
+	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_IRQ_HIST,
+			    sizeof(rec));
+}
+
+static void sleepy_irq_write_app(struct sleepy_session *session,
+				 const struct sleepy_irq_app_slot *slot,
+				 unsigned int cpu)
+{
+	struct sleepy_irq_app rec = {
+		.kind = slot->kind - 1,
+		.number = slot->number,
+		.cpu = cpu,
+		.appid = slot->appid,
+		.count = slot->count,
+		.total_ns = slot->total_ns,
+	};
+
+	if (!slot->count)
+		return;
+	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_IRQ_APP,
+			    sizeof(rec));
+}
+
+static void sleepy_irq_write_cpu(struct sleepy_session *session,
+				 unsigned int cpu)
+{
+	struct sleepy_irq_cpu *tables = per_cpu_ptr(session->irq, cpu);
+	unsigned int i;
+
+	for (i = 0; i < SLEEPY_IRQ_HIST_SLOTS; i++)
+		sleepy_irq_write_hist(session, &tables->hist[i], cpu);
+	for (i = 0; i < SLEEPY_IRQ_APP_SLOTS; i++)
+		sleepy_irq_write_app(session, &tables->apps[i], cpu);
+	for (i = 0; i < SLEEPY_IRQ_KINDS; i++) {
+		sleepy_irq_write_hist(session, &tables->hist_other[i], cpu);
+		sleepy_irq_write_app(session, &tables->apps_other[i], cpu);
+	}
+}
+
+/*
+ * Writes every CPU's tables into the stream, in the buffer of the CPU the
+ * stop runs on.  The caller has turned the hooks off and waited for a
+ * grace period: no handler updates them any more.
+ */
+void sleepy_irq_write(struct sleepy_session *session)
+{
+	unsigned int cpu;
+
+	if (!session->irq)
+		return;
+	for_each_possible_cpu(cpu) {
+		migrate_disable();
+		sleepy_irq_write_cpu(session, cpu);
+		migrate_enable();
+	}
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# test-irq.sh: --irq histograms against the kernel's own counters.  A
+# session runs while the guest writes 4 MiB to the 9p share (virtio
+# interrupts) and the timer ticks; /proc/interrupts and /proc/softirqs
+# are read just after the start and just before the stop (inner) and
+# before the start and after the stop (outer): every count must lie
+# between the two deltas.
+. /sleepy/guest/lib.sh
+cd /tmp
+export PATH=/sleepy/bin:$PATH
+plan 8
+
+# count FILE LABEL: the sum over the CPUs of the row LABEL ("LOC:", "11:",
+# "TIMER:") of /proc/interrupts or /proc/softirqs.
+count() {
+	awk -v label="$2" '$1 == label { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i }
+		END { print n + 0 }' "$1"
+}
+# row FILE REPORT NAME: the JSON row of REPORT whose name is NAME.
+row() {
+	sed -n "/^  \"$2\": \[/,/^  \]/p" "$1" | grep -F "\"name\": \"$3\"," | head -n1
+}
+field() {
+	echo "$1" | sed -n "s/.*\"$2\": \"*\([^,\"}]*\)\"*[,}].*/\1/p"
+}
+# bracket NAME COUNT INNER OUTER: INNER <= COUNT <= OUTER, COUNT > 0.
+bracket() {
+	check "$1: $2 in the histograms, between $3 (inside the session) and $4 (around it)" \
+		eval "[ -n '$2' ] && [ '$2' -gt 0 ] && [ '$2' -ge '$3' ] && [ '$2' -le '$4' ]"
+}
+
+cat /proc/interrupts > /tmp/int.0; cat /proc/softirqs > /tmp/soft.0
+sleepy-start --irq -o /tmp/irq.data > /dev/null
+cat /proc/interrupts > /tmp/int.1; cat /proc/softirqs > /tmp/soft.1
+dd if=/dev/zero of=/mnt/out/irq-test.tmp bs=64k count=64 2> /dev/null
+rm -f /mnt/out/irq-test.tmp
+sleep 1
+cat /proc/interrupts > /tmp/int.2; cat /proc/softirqs > /tmp/soft.2
+sleepy-stop > /dev/null
+cat /proc/interrupts > /tmp/int.3; cat /proc/softirqs > /tmp/soft.3
+sleepy-parse --format json --irq-by-app /tmp/irq.data > /tmp/irq.json
+
+delta() {	# delta FILE-STEM LABEL FROM TO
+	echo $(( $(count /tmp/$1.$4 "$2") - $(count /tmp/$1.$3 "$2") ))
+}
+r=$(row /tmp/irq.json hardirqs LOC)
+echo "# $r"
+bracket "local timer (LOC)" "$(field "$r" count)" "$(delta int LOC: 1 2)" "$(delta int LOC: 0 3)"
+sum=$(echo "$r" | sed -n 's/.*"log2_ns": \[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
+	awk '{ n += $1 } END { print n + 0 }')
+check "local timer: its log2 buckets hold its $(field "$r" count) runs ($sum)" [ "$sum" = "$(field "$r" count)" ]
+
+# The virtio device of the 9p share: its IRQ number from the recording's
+# copy of /proc/interrupts, by name.
+r=$(sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/irq.json | grep '"name": "virtio' | head -n1)
+echo "# $r"
+irq=$(field "$r" number)
+bracket "virtio ($(field "$r" name), IRQ ${irq:-?})" "$(field "$r" count)" \
+	"$(delta int "$irq:" 1 2)" "$(delta int "$irq:" 0 3)"
+
+r=$(row /tmp/irq.json softirqs TIMER)
+echo "# $r"
+bracket "TIMER softirq" "$(field "$r" count)" "$(delta soft TIMER: 1 2)" "$(delta soft TIMER: 0 3)"
+rcu=$(row /tmp/irq.json softirqs RCU)
+bracket "RCU softirq" "$(field "$rcu" count)" "$(delta soft RCU: 1 2)" "$(delta soft RCU: 0 3)"
+d=$(row /tmp/irq.json softirq_delay TIMER)
+echo "# $d"
+check "TIMER softirq: delays from raise to run for $(field "$d" count) of its $(field "$r" count) runs" \
+	eval "[ -n '$(field "$d" count)' ] && [ '$(field "$d" count)' -gt 0 ]"
+
+# The time taken from applications is part of the interrupts' time.
+charged=$(sed -n '/^  "irq_by_app": \[/,/^  \]/p' /tmp/irq.json |
+	sed -n 's/.*"total_ns": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+total=$(sed -n '/^  "hardirqs": \[/,/^  \]/p; /^  "softirqs": \[/,/^  \]/p' /tmp/irq.json |
+	sed -n 's/.*"total_ns": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+check "by application: $charged ns taken from applications, within the interrupts' $total ns" \
+	eval "[ '$charged' -gt 0 ] && [ '$charged' -le '$total' ]"
+
+# Without --irq, no histograms.
+sleepy-start -o /tmp/noirq.data > /dev/null; usleep 200000; sleepy-stop > /dev/null
+sleepy-parse --format json /tmp/noirq.data > /tmp/noirq.json
+check "without --irq: no interrupt report" eval '! grep -q "\"hardirqs\"" /tmp/noirq.json'

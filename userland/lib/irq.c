@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Summing the per-CPU interrupt histograms; naming the interrupts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irq.h"
+#include "recording.h"
+
+/* x86's LOCAL_TIMER_VECTOR, the one system vector the kernel times. */
+#define X86_LOCAL_TIMER_VECTOR	0xec
+
+static const char *const softirq_names[] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+void sleepy_irqs_init(struct sleepy_irqs *irqs)
+{
+	memset(irqs, 0, sizeof(*irqs));
+	sleepy_table_init(&irqs->totals, sizeof(struct sleepy_irq_total));
+	sleepy_table_init(&irqs->charges, sizeof(struct sleepy_irq_charge));
+}
+
+void sleepy_irqs_free(struct sleepy_irqs *irqs)
+{
+	sleepy_table_free(&irqs->totals);
+	sleepy_table_free(&irqs->charges);
+	free(irqs->interrupts);
+	irqs->interrupts = NULL;
+}
+
+static int same_total(const void *slot, const void *arg)
+{
+	const struct sleepy_irq_total *a = slot, *b = arg;
+
+	return a->kind == b->kind && a->number == b->number;
+}
+
+static int same_charge(const void *slot, const void *arg)
+{
+	const struct sleepy_irq_charge *a = slot, *b = arg;
+
+	return a->kind == b->kind && a->number == b->number &&
+	       a->appid == b->appid;
+}
+
+void sleepy_irqs_add(struct sleepy_irqs *irqs,
+		     const struct sleepy_record_header *record)
+{
+	if (record->type == SLEEPY_REC_IRQ_HIST) {
+		const struct sleepy_irq_hist *h = (const void *)record;
+		struct sleepy_irq_total key = { .kind = h->kind, .number = h->number };
+		struct sleepy_irq_total *t;
+		int i;
+
+		t = sleepy_table_get(&irqs->totals,
+				     (uint64_t)h->kind << 32 | h->number,
+				     same_total, &key);
+		t->kind = h->kind;
+		t->number = h->number;
+		t->count += h->count;
+		t->total_ns += h->total_ns;
+		for (i = 0; i < SLEEPY_IRQ_BUCKETS; i++)
+			t->log2_ns[i] += h->log2_ns[i];
+	} else if (record->type == SLEEPY_REC_IRQ_APP) {
+		const struct sleepy_irq_app *a = (const void *)record;
+		struct sleepy_irq_charge key = {
+			.kind = a->kind, .number = a->number, .appid = a->appid,
+		};
+		struct sleepy_irq_charge *c;
+
+		c = sleepy_table_get(&irqs->charges,
+				     ((uint64_t)a->kind << 32 | a->number) * 31 +
+				     a->appid, same_charge, &key);
+		c->kind = a->kind;
+		c->number = a->number;
+		c->appid = a->appid;
+		c->count += a->count;
+		c->total_ns += a->total_ns;
+	} else if (record->type == SLEEPY_REC_INTERRUPTS) {
+		const char *text = ((const struct sleepy_text *)record)->text;
+		size_t max = record->size - sizeof(struct sleepy_record_header);
+
+		free(irqs->interrupts);
+		irqs->interrupts = strndup(text, max);
+	}
+}
+
+/* The line of /proc/interrupts whose first field is @label ("24:"). */
+static const char *interrupts_line(const char *text, const char *label,
+				   size_t *len)
+{
+	size_t n = strlen(label);
+
+	while (text && *text) {
+		const char *p = text + strspn(text, " ");
+		const char *end = strchr(text, '\n');
+
+		if (!end)
+			end = text + strlen(text);
+		if ((size_t)(end - p) > n && !strncmp(p, label, n)) {
+			*len = end - p;
+			return p;
+		}
+		text = *end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* The last whitespace-separated word of @line, @len long, into @buf. */
+static void last_word(const char *line, size_t len, char *buf, size_t size)
+{
+	size_t end = len, start;
+
+	while (end && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+		end--;
+	start = end;
+	while (start && line[start - 1] != ' ' && line[start - 1] != '\t')
+		start--;
+	snprintf(buf, size, "%.*s", (int)(end - start), line + start);
+}
+
+const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
+			    uint32_t number, char *buf, size_t size)
+{
+	char label[16];
+	const char *line;
+	size_t len;
+
+	if (number == SLEEPY_IRQ_OTHER) {
+		snprintf(buf, size, "[other]");
+	} else if (kind == SLEEPY_IRQ_SOFTIRQ || kind == SLEEPY_IRQ_SOFTIRQ_DELAY) {
+		if (number < sizeof(softirq_names) / sizeof(softirq_names[0]))
+			snprintf(buf, size, "%s", softirq_names[number]);
+		else
+			snprintf(buf, size, "softirq %u", number);
+	} else if (kind == SLEEPY_IRQ_SYSVEC) {
+		if (number == X86_LOCAL_TIMER_VECTOR)
+			snprintf(buf, size, "LOC");
+		else
+			snprintf(buf, size, "vector 0x%x", number);
+	} else {
+		snprintf(label, sizeof(label), "%u:", number);
+		line = interrupts_line(irqs->interrupts, label, &len);
+		if (line)
+			last_word(line, len, buf, size);
+		else
+			snprintf(buf, size, "irq %u", number);
+	}
+	return buf;
+}

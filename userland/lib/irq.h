@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The interrupt histograms of a --irq recording (SLEEPY_REC_IRQ_HIST and
+ * SLEEPY_REC_IRQ_APP, one per CPU and interrupt), summed over the CPUs,
+ * with the IRQs' names from the /proc/interrupts the recording keeps.
+ */
+#ifndef SLEEPY_IRQ_H
+#define SLEEPY_IRQ_H
+
+#include <stdint.h>
+
+#include "profile.h"
+
+/* One interrupt (kind and number) over every CPU. */
+struct sleepy_irq_total {
+	uint32_t kind;		/* enum sleepy_irq_kind */
+	uint32_t number;
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t log2_ns[SLEEPY_IRQ_BUCKETS];
+};
+
+/* Time one interrupt took from one application instance. */
+struct sleepy_irq_charge {
+	uint32_t kind;
+	uint32_t number;
+	uint32_t appid;
+	uint32_t __pad;
+	uint64_t count;
+	uint64_t total_ns;
+};
+
+struct sleepy_irqs {
+	struct sleepy_table totals;	/* -> struct sleepy_irq_total */
+	struct sleepy_table charges;	/* -> struct sleepy_irq_charge */
+	char *interrupts;		/* /proc/interrupts at the stop, or NULL */
+};
+
+void sleepy_irqs_init(struct sleepy_irqs *irqs);
+void sleepy_irqs_free(struct sleepy_irqs *irqs);
+/* Adds a SLEEPY_REC_IRQ_HIST, SLEEPY_REC_IRQ_APP or SLEEPY_REC_INTERRUPTS. */
+void sleepy_irqs_add(struct sleepy_irqs *irqs,
+		     const struct sleepy_record_header *record);
+/*
+ * The name of an interrupt: /proc/interrupts' last column for an IRQ
+ * ("virtio0-requests"), its row's name for a system vector ("LOC"), the
+ * kernel's name for a softirq ("TIMER"); written to @buf.
+ */
+const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
+			    uint32_t number, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy-parse's reports of a --irq recording, in the shape of BCC's
+ * hardirqs and softirqs: per interrupt, runs, total and average time,
+ * and (text) its log2 histogram of handler time in ns; softirqs' delay
+ * from raise to run alike; with --irq-by-app, the time each interrupt
+ * took from each application instance it interrupted.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "irq.h"
+#include "report.h"
+
+#define CELL	48
+
+static int cmp_totals(const void *a, const void *b)
+{
+	const struct sleepy_irq_total *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static int cmp_charges(const void *a, const void *b)
+{
+	const struct sleepy_irq_charge *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->appid < y->appid ? -1 : x->appid > y->appid;
+}
+
+/* The table's slots in a sorted array the caller frees; *n of them. */
+static void *sorted(struct sleepy_table *table, size_t size, size_t *n,
+		    int (*cmp)(const void *, const void *))
+{
+	char *rows = malloc((table->used ?: 1) * size);
+	size_t i;
+
+	if (!rows) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	for (i = 0, *n = 0; i < table->capacity; i++) {
+		const void *slot = sleepy_table_slot(table, i);
+
+		if (slot)
+			memcpy(rows + (*n)++ * size, slot, size);
+	}
+	qsort(rows, *n, size, cmp);
+	return rows;
+}
+
+/* BCC's print_log2_hist(), on ns buckets: rows from the first to the last used. */
+static void print_histogram(FILE *out, const char *name,
+			    const struct sleepy_irq_total *t)
+{
+	int first = -1, last = -1, i, stars;
+	uint64_t max = 0;
+
+	for (i = 0; i < SLEEPY_IRQ_BUCKETS; i++) {
+		if (!t->log2_ns[i])
+			continue;
+		if (first < 0)
+			first = i;
+		last = i;
+		if (t->log2_ns[i] > max)
+			max = t->log2_ns[i];
+	}
+	if (first < 0)
+		return;
+	fprintf(out, "\n%s = %s\n%24s : count     distribution\n",
+		t->kind == SLEEPY_IRQ_SOFTIRQ_DELAY ? "softirq" : "irq", name,
+		"nsecs");
+	for (i = first; i <= last; i++) {
+		uint64_t low = i ? 1ULL << i : 0, high = (1ULL << (i + 1)) - 1;
+		char bar[41];
+
+		stars = (int)(t->log2_ns[i] * 40 / max);
+		memset(bar, '*', stars);
+		memset(bar + stars, ' ', 40 - stars);
+		bar[40] = '\0';
+		if (i == SLEEPY_IRQ_BUCKETS - 1)
+			fprintf(out, "%10" PRIu64 " -> %-10s : %-9" PRIu64 " |%s|\n",
+				low, "...", t->log2_ns[i], bar);
+		else
+			fprintf(out, "%10" PRIu64 " -> %-10" PRIu64 " : %-9" PRIu64 " |%s|\n",
+				low, high, t->log2_ns[i], bar);
+	}
+}
+
+static void report_kind(struct sleepy_output *out,
+			const struct sleepy_report_options *opts,
+			struct sleepy_irqs *irqs, const char *key,
+			const char *title, uint32_t kind_a, uint32_t kind_b)
+{
+	static const struct sleepy_column columns[] = {
+		{ "name", "NAME", -24, false },
+		{ "number", "NUMBER", 10, true },
+		{ "count", "COUNT", 10, true },
+		{ "total_ns", "TOTAL ms", 12, true },
+		{ "average_ns", "AVERAGE ns", 12, true },
+		{ "log2_ns", "", 0, true },
+	};
+	bool text = out->format == SLEEPY_FORMAT_TEXT;
+	struct sleepy_irq_total *rows;
+	char cells[6][CELL], name[64], *buckets = NULL;
+	const char *p[6];
+	size_t n, i, shown = 0;
+	int c;
+
+	rows = sorted(&irqs->totals, sizeof(*rows), &n, cmp_totals);
+	/* The histogram goes under the table in text, into the row in JSON/CSV. */
+	sleepy_output_table(out, key, title, columns, text ? 5 : 6);
+	for (i = 0; i < n; i++) {
+		struct sleepy_irq_total *t = &rows[i];
+		size_t used = 0;
+
+		if (t->kind != kind_a && t->kind != kind_b)
+			continue;
+		if (opts->top && shown++ >= opts->top)
+			break;
+		for (c = 0; c < 6; c++)
+			p[c] = cells[c];
+		snprintf(cells[0], CELL, "%s",
+			 sleepy_irq_name(irqs, t->kind, t->number, name, sizeof(name)));
+		snprintf(cells[1], CELL, "%" PRIu32, t->number);
+		snprintf(cells[2], CELL, "%" PRIu64, t->count);
+		if (text)
+			snprintf(cells[3], CELL, "%.3f", t->total_ns / 1e6);
+		else
+			snprintf(cells[3], CELL, "%" PRIu64, t->total_ns);
+		snprintf(cells[4], CELL, "%" PRIu64, t->count ? t->total_ns / t->count : 0);
+		if (!text) {
+			buckets = malloc(SLEEPY_IRQ_BUCKETS * 22 + 4);
+			if (!buckets)
+				exit(1);
+			used += sprintf(buckets, out->format == SLEEPY_FORMAT_JSON ? "[" : "");
+			for (c = 0; c < SLEEPY_IRQ_BUCKETS; c++)
+				used += sprintf(buckets + used, "%s%" PRIu64,
+						c ? (out->format == SLEEPY_FORMAT_JSON ? "," : " ") : "",
+						t->log2_ns[c]);
+			sprintf(buckets + used, out->format == SLEEPY_FORMAT_JSON ? "]" : "");
+			p[5] = buckets;
+		}
+		sleepy_output_cells(out, p);
+		free(buckets);
+		buckets = NULL;
+	}
+	if (text) {
+		for (i = 0, shown = 0; i < n; i++) {
+			if (rows[i].kind != kind_a && rows[i].kind != kind_b)
+				continue;
+			if (opts->top && shown++ >= opts->top)
+				break;
+			print_histogram(out->out, sleepy_irq_name(irqs, rows[i].kind,
+						rows[i].number, name, sizeof(name)),
+					&rows[i]);
+		}
+	}
+	free(rows);
+}
+
+static void report_by_app(struct sleepy_output *out,
+			  const struct sleepy_report_options *opts,
+			  struct sleepy_profile *profile)
+{
+	static const struct sleepy_column columns[] = {
+		{ "app", "APPLICATION", -24, false },
+		{ "interrupt", "INTERRUPT", -24, false },
+		{ "kind", "KIND", -8, false },
+		{ "count", "COUNT", 10, true },
+		{ "total_ns", "TOTAL ms", 12, true },
+	};
+	static const char *const kinds[] = { "hardirq", "sysvec", "softirq", "delay" };
+	struct sleepy_irqs *irqs = profile->irqs;
+	struct sleepy_irq_charge *rows;
+	char cells[5][CELL], name[64];
+	const char *p[5] = { cells[0], cells[1], cells[2], cells[3], cells[4] };
+	size_t n, i, shown = 0;
+
+	rows = sorted(&irqs->charges, sizeof(*rows), &n, cmp_charges);
+	sleepy_output_table(out, "irq_by_app",
+			    "Interrupt time taken from each application instance",
+			    columns, 5);
+	for (i = 0; i < n; i++) {
+		struct sleepy_app *app = sleepy_profile_app(profile, rows[i].appid);
+
+		if (!sleepy_report_app_selected(opts, app))
+			continue;
+		if (opts->top && shown++ >= opts->top)
+			break;
+		snprintf(cells[0], CELL, "%s", app->label);
+		snprintf(cells[1], CELL, "%s",
+			 sleepy_irq_name(irqs, rows[i].kind, rows[i].number, name,
+					 sizeof(name)));
+		snprintf(cells[2], CELL, "%s",
+			 rows[i].kind < 4 ? kinds[rows[i].kind] : "?");
+		snprintf(cells[3], CELL, "%" PRIu64, rows[i].count);
+		if (out->format == SLEEPY_FORMAT_TEXT)
+			snprintf(cells[4], CELL, "%.3f", rows[i].total_ns / 1e6);
+		else
+			snprintf(cells[4], CELL, "%" PRIu64, rows[i].total_ns);
+		sleepy_output_cells(out, p);
+	}
+	free(rows);
+}
+
+void sleepy_irq_report(struct sleepy_output *out,
+		       const struct sleepy_report_options *opts,
+		       struct sleepy_profile *profile)
+{
+	report_kind(out, opts, profile->irqs, "hardirqs",
+		    "Hard interrupts: handler time (hardirqs -d)",
+		    SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_SYSVEC);
+	report_kind(out, opts, profile->irqs, "softirqs",
+		    "Softirqs: handler time (softirqs -d)",
+		    SLEEPY_IRQ_SOFTIRQ, SLEEPY_IRQ_SOFTIRQ);
+	report_kind(out, opts, profile->irqs, "softirq_delay",
+		    "Softirqs: delay from raise to run",
+		    SLEEPY_IRQ_SOFTIRQ_DELAY, SLEEPY_IRQ_SOFTIRQ_DELAY);
+	if (opts->irq_by_app)
+		report_by_app(out, opts, profile);
+}
