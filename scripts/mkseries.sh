@@ -206,6 +206,10 @@ Design choices a reviewer will ask about:
   key of their own: not tracepoint probes, because sleepy does not need
   the tracing infrastructure and sched_wakeup no longer runs in the
   waker's context when the wakeup goes through the target's wake list.
+  With SLEEPY_FLAG_IRQ, calls around the one handler that the
+  irq_handler and softirq tracepoints name (and, on x86, around
+  local_apic_timer_interrupt()) fill per-CPU log2 histograms that are
+  written once, at the stop, not a record per interrupt.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
