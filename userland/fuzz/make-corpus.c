@@ -329,6 +329,65 @@ static void write_sched(void)
 	free(b.data);
 }
 
+static void put_irq_hist(struct builder *b, uint32_t cpu, uint32_t kind,
+			 uint32_t number, uint64_t count)
+{
+	struct sleepy_irq_hist h = {
+		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), cpu },
+		.kind = kind, .number = number, .cpu = cpu, .count = count,
+		.total_ns = count * 3000,
+	};
+
+	h.log2_ns[11] = count;
+	put(b, &h, sizeof(h));
+}
+
+/*
+ * A --irq recording: histograms of every kind (and one from a newer
+ * kernel), the catch-all, charges to an application and to none, and the
+ * /proc/interrupts copy, its last line without a newline.
+ */
+static void write_irq(void)
+{
+	static const char interrupts[] =
+		"           CPU0       CPU1\n"
+		"  0:         32          0   IO-APIC   2-edge      timer\n"
+		" 11:       1040          0   IO-APIC  11-fasteoi   virtio0\n"
+		"LOC:       1207       1121   Local timer interrupts\n"
+		"ERR:          0\n"
+		"99:";
+	struct sleepy_irq_app a = {
+		.header = { SLEEPY_REC_IRQ_APP, sizeof(a), 0 },
+		.kind = SLEEPY_IRQ_SYSVEC, .number = 0xec, .appid = 1,
+		.count = 5, .total_ns = 15000,
+	};
+	struct {
+		struct sleepy_record_header header;
+		char text[sizeof(interrupts) + 7];
+	} text = { .header = { SLEEPY_REC_FIRST_USER + 2, sizeof(text), 0 } };
+	struct builder b = {};
+
+	memcpy(text.text, interrupts, sizeof(interrupts));
+	put_header(&b, 2);
+	put_app(&b, 1, 0, "loop", 1);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_HARDIRQ, 11, 1040);
+	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, 11, 3);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 328);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 1, 36);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ_DELAY, 1, 36);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 99, 1);
+	put_irq_hist(&b, 1, 7, 5, 1);
+	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_OTHER, 2);
+	put(&b, &a, sizeof(a));
+	a.appid = 0;
+	a.kind = 9;
+	put(&b, &a, sizeof(a));
+	put(&b, &text, sizeof(text));
+	put_trailer(&b, 2);
+	write_seed("irq.rec", b.data, b.size);
+	free(b.data);
+}
+
 /* Names as comm can hold them: any byte but NUL, or 16 without NUL. */
 static void write_names(void)
 {
@@ -438,6 +497,10 @@ static void write_dictionary(const char *path)
 	dict_record(f, "lost", SLEEPY_REC_LOST, sizeof(struct sleepy_lost));
 	dict_record(f, "switch", SLEEPY_REC_SWITCH, sizeof(struct sleepy_switch));
 	dict_record(f, "wakeup", SLEEPY_REC_WAKEUP, sizeof(struct sleepy_wakeup));
+	dict_record(f, "irq_hist", SLEEPY_REC_IRQ_HIST,
+		    sizeof(struct sleepy_irq_hist));
+	dict_record(f, "irq_app", SLEEPY_REC_IRQ_APP,
+		    sizeof(struct sleepy_irq_app));
 	dict_record(f, "cpu_stats", SLEEPY_REC_CPU_STATS,
 		    sizeof(struct sleepy_cpu_stats));
 	dict_record(f, "end", SLEEPY_REC_END, sizeof(struct sleepy_end));
@@ -462,6 +525,7 @@ int main(int argc, char **argv)
 	write_names();
 	write_many_apps();
 	write_sched();
+	write_irq();
 	if (argc == 4)
 		write_guest_head(argv[3]);
 	write_dictionary(argv[2]);

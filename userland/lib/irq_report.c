@@ -74,7 +74,7 @@ static void print_histogram(FILE *out, const char *name,
 	if (first < 0)
 		return;
 	fprintf(out, "\n%s = %s\n%24s : count     distribution\n",
-		t->kind == SLEEPY_IRQ_SOFTIRQ_DELAY ? "softirq" : "irq", name,
+		t->kind >= SLEEPY_IRQ_SOFTIRQ ? "softirq" : "irq", name,
 		"nsecs");
 	for (i = first; i <= last; i++) {
 		uint64_t low = i ? 1ULL << i : 0, high = (1ULL << (i + 1)) - 1;
