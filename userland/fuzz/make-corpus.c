@@ -363,7 +363,7 @@ static void write_irq(void)
 	};
 	struct {
 		struct sleepy_record_header header;
-		char text[sizeof(interrupts) + 7];
+		char text[(sizeof(interrupts) + 7) & ~7UL];
 	} text = { .header = { SLEEPY_REC_FIRST_USER + 2, sizeof(text), 0 } };
 	struct builder b = {};
 

@@ -11,13 +11,14 @@
 
 #include "lib/output.h"
 #include "lib/profile.h"
+#include "lib/irq.h"
 #include "lib/recording.h"
 #include "lib/sched.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 45
+#define PLANNED_TESTS 47
 
 static int failures, tests;
 
@@ -531,6 +532,59 @@ out:
 	free(b.data);
 }
 
+/* Two CPUs' histograms of one IRQ sum up; names come from the copy. */
+static void test_irq_histograms(void)
+{
+	static const char text[] =
+		"           CPU0       CPU1\n"
+		" 11:       1040          3   IO-APIC  11-fasteoi   virtio0\n"
+		"LOC:       1207       1121   Local timer interrupts\n";
+	struct sleepy_irq_hist h = {
+		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), 0 },
+		.kind = SLEEPY_IRQ_HARDIRQ, .number = 11, .count = 1040,
+		.total_ns = 4000000,
+	};
+	struct {
+		struct sleepy_record_header header;
+		char text[(sizeof(text) + 7) & ~7UL];
+	} names = { .header = { SLEEPY_REC_INTERRUPTS, sizeof(names), 0 } };
+	struct sleepy_irq_total *t = NULL;
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char name[64], loc[64], timer[64];
+
+	memcpy(names.text, text, sizeof(text));
+	put_header(&b, 2);
+	h.log2_ns[11] = 1040;
+	put(&b, &h, sizeof(h));
+	h.header.cpu = h.cpu = 1;
+	h.count = 3;
+	h.total_ns = 30000;
+	h.log2_ns[11] = 0;
+	h.log2_ns[13] = 3;
+	put(&b, &h, sizeof(h));
+	put(&b, &names, sizeof(names));
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	for (size_t i = 0; p.irqs && i < p.irqs->totals.capacity; i++)
+		if (sleepy_table_slot(&p.irqs->totals, i))
+			t = sleepy_table_slot(&p.irqs->totals, i);
+	check(t && p.irqs->totals.used == 1 && t->count == 1043 &&
+	      t->total_ns == 4030000 && t->log2_ns[11] == 1040 && t->log2_ns[13] == 3,
+	      "irq: two CPUs' histograms of IRQ 11 summed");
+	check(p.irqs &&
+	      !strcmp(sleepy_irq_name(p.irqs, SLEEPY_IRQ_HARDIRQ, 11, name, sizeof(name)),
+		      "virtio0") &&
+	      !strcmp(sleepy_irq_name(p.irqs, SLEEPY_IRQ_SYSVEC, 0xec, loc, sizeof(loc)),
+		      "LOC") &&
+	      !strcmp(sleepy_irq_name(p.irqs, SLEEPY_IRQ_SOFTIRQ, 1, timer, sizeof(timer)),
+		      "TIMER"),
+	      "irq: names from the recording's /proc/interrupts and the softirq table");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -544,5 +598,6 @@ int main(int argc, char **argv)
 	test_parsers();
 	test_function_rows();
 	test_sched_replay();
+	test_irq_histograms();
 	return failures ? 1 : 0;
 }
