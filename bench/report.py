@@ -23,7 +23,7 @@ ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 def read_raw(path):
     rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
-            "memory": None}
+            "memory": None, "sched": []}
     with open(path) as f:
         for line in f:
             kind, *fields = line.rstrip("\n").split("\t")
@@ -45,6 +45,10 @@ def read_raw(path):
                     buffer_size=size, drainer_stopped_s=int(seconds),
                     frequency=int(hz), samples=int(samples),
                     dropped=int(dropped)))
+            elif kind == "sched":
+                config, rep, ns, events, dropped = fields
+                rows["sched"].append(dict(config=config, rep=int(rep), elapsed_ns=int(ns),
+                                          events=int(events), dropped=int(dropped or 0)))
             elif kind == "memory" and len(fields) == 2:
                 rows["memory"] = dict(buffer_bytes_per_cpu=int(fields[0]),
                                       table_bytes_per_appid=int(fields[1]))
@@ -358,6 +362,33 @@ def main():
             md.append(overhead_pivot(one))
             with open(os.path.join(args.results, "overhead-one-vcpu.json"), "w") as f:
                 json.dump(dict(guest=guest, table=one), f, indent=1)
+
+    if raw["sched"]:
+        runs = raw["sched"]
+        base = {r["rep"]: r["elapsed_ns"] for r in runs if r["config"] == "none"}
+        plain = {r["rep"]: r["elapsed_ns"] for r in runs if r["config"] == "sleepy"}
+        rows = []
+        for c in ["none", "sleepy", "sleepy-sched", "sleepy-irq", "sleepy-sched-irq"]:
+            rs = [r for r in runs if r["config"] == c and r["rep"] in base]
+            if not rs:
+                continue
+            over = statistics.median(100.0 * (r["elapsed_ns"] - base[r["rep"]]) / base[r["rep"]]
+                                     for r in rs)
+            per = [(r["elapsed_ns"] - plain[r["rep"]]) / r["events"] / 1000.0
+                   for r in rs if r["events"] and r["rep"] in plain]
+            rows.append([c, f"{statistics.median(r['elapsed_ns'] for r in rs) / 1e9:.4f}",
+                         f"{over:+.2f}", f"{statistics.median(r['events'] for r in rs):.0f}",
+                         f"{statistics.median(per):.3f}" if per else "-",
+                         sum(r["dropped"] for r in rs)])
+        md.append("\n### --sched and --irq on a context-switch storm (pingpong, 20,000 rounds "
+                  "on one CPU; sleepy at 1 kHz; median of %d)\n" % len(base))
+        md.append("Cost per record: the extra time over sampling alone divided by the "
+                  "switch and wakeup records written.  perf's sched tracepoints are not "
+                  "compared: the guest kernel is built without tracing.\n")
+        md.append(fmt_table(["configuration", "elapsed s", "overhead %", "records",
+                             "cost/record µs", "dropped"], rows))
+        with open(os.path.join(args.results, "sched.json"), "w") as f:
+            json.dump(dict(guest=guest, runs=runs), f, indent=1)
 
     acc = accuracy(args.raw, args.binaries)
     if acc:

@@ -5,14 +5,14 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,... and sleepy.parts=overhead,drain,stalled;
+# sleepy.workloads=loop,call,... and sleepy.parts=overhead,sched,drain,stalled;
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
 reps=5 drain_seconds=60 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
-parts="overhead drain stalled"
+parts="overhead sched drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
@@ -24,6 +24,7 @@ for arg in $(cat /proc/cmdline); do
 done
 mkdir -p $out /tmp/acc
 raw=$out/raw.tsv
+repetitions=$reps
 : > $raw
 # perf must not lower its own rate under emulation: the comparison is at
 # the frequency asked for.
@@ -35,6 +36,7 @@ say() { echo "bench: $*"; }
 want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 workload_cpu=$(( $(grep -c ^processor /proc/cpuinfo) - 1 ))
 elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
+json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" /tmp/sb.json | head -n1; }
 
 # run_one CONFIG WORKLOAD REP: one measured run, one raw line.
 run_one() {
@@ -111,6 +113,38 @@ for w in $workloads; do
 	perf report -i /tmp/acc/perf-10000-$w.data --stdio -q -n --comm $w \
 		--sort sym 2>/dev/null > $out/accuracy-perf-$w.txt
 done
+
+# The cost of --sched and --irq: two threads waking each other over a
+# futex and a pipe pair, 20,000 rounds, both pinned to the workload CPU,
+# so every round is four context switches and two wakeups; sampling at
+# 1 kHz alone, then with --sched, --irq and both.
+if want sched; then
+	mkdir -p /tmp/sched-bin
+	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/pingpong
+	rep=1
+	while [ $rep -le $repetitions ]; do
+		for config in none sleepy sleepy-sched sleepy-irq sleepy-sched-irq; do
+			events=0 dropped=0
+			case $config in
+			none)
+				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000 2> /tmp/t ;;
+			*)
+				flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
+				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
+				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000 2> /tmp/t
+				sleepy-stop > /dev/null
+				sleepy-parse --format json --top 1 /tmp/sb.data > /tmp/sb.json
+				events=$(( $(json_field switches) + $(json_field wakeups) ))
+				dropped=$(json_field dropped)
+				rm -f /tmp/sb.data ;;
+			esac
+			ns=$(elapsed_of /tmp/t)
+			printf 'sched\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
+			say "pingpong $config rep $rep: ${ns:-?} ns, $events switch and wakeup records, $dropped dropped"
+		done
+		rep=$((rep + 1))
+	done
+fi
 
 # Drain capacity: both vCPUs busy, default buffer, $drain_seconds s per
 # frequency; 10 kHz, then up to 15 and 20 kHz while nothing is lost, else
