@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/diff.h"
 #include "lib/options.h"
 #include "lib/output.h"
 #include "lib/profile.h"
@@ -16,7 +17,8 @@
 #define MAX_SYMBOL_FILES 16
 
 static const char usage[] =
-"USAGE: sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
+"USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
+"       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]]\n"
 "                    [--irq-by-app] FILE\n"
 "\n"
@@ -39,6 +41,7 @@ static const char usage[] =
 "    sleepy-parse --top 10 --app btree#1 -s ./btree sleepy.data\n"
 "    sleepy-parse --format json sleepy.data > report.json\n"
 "    sleepy-parse --chain reader#1 --depth 3 sched.data\n"
+"    sleepy-parse diff before.data after.data    # see diff --help\n"
 "\n"
 "OPTIONS:\n"
 "    -t, --top N          at most N rows per report (default: all)\n"
@@ -181,6 +184,118 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	return -1;
 }
 
+/*
+ * Opens and reads @path into @profile, saying on stderr what went wrong
+ * or is missing.  Returns the exit status; @rec stays open (for what
+ * could be read) unless the file could not be opened at all (-1).
+ */
+static int read_recording(const char *path, struct sleepy_recording *rec,
+			  struct sleepy_profile *profile)
+{
+	int ret = SLEEPY_EXIT_OK;
+
+	if (sleepy_recording_open(rec, path)) {
+		fprintf(stderr, "sleepy-parse: %s: %s\n", path, rec->error);
+		sleepy_recording_close(rec);
+		return -1;
+	}
+	sleepy_profile_init(profile);
+	if (sleepy_profile_read(profile, rec)) {
+		fprintf(stderr, "sleepy-parse: %s: %s; reporting the %" PRIu64
+			" samples before it\n", path, rec->error, profile->samples);
+		ret = SLEEPY_EXIT_ERROR;
+	} else if (!rec->finished) {
+		fprintf(stderr, "sleepy-parse: %s: truncated at byte %zu: no trailer (was the session stopped with sleepy-stop?)\n",
+			path, rec->size);
+		ret = SLEEPY_EXIT_ERROR;
+	}
+	if (profile->totals.dropped)
+		fprintf(stderr, "sleepy-parse: warning: %s: the kernel dropped %" PRIu64
+			" records (buffer full); use a larger -b or a lower -F\n",
+			path, profile->totals.dropped);
+	if (profile->table_overflows)
+		fprintf(stderr, "sleepy-parse: warning: %s: %" PRIu64
+			" processes found the kernel's appid tables full; their samples are [unknown]\n",
+			path, profile->table_overflows);
+	return ret;
+}
+
+static const char diff_usage[] =
+"USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
+"\n"
+"Compare the latency histograms of two recordings, operation by operation:\n"
+"interrupt and softirq handler times and softirq delays (--irq), and per\n"
+"program the lengths of its sleeps, blocked and I/O waits, preemptions and\n"
+"run-queue waits (--sched).  Operations are ranked by the Earth Mover's\n"
+"Distance between their two distributions over log2 buckets (1.0: every\n"
+"run moved by a factor of two); those in one recording only come last.\n"
+"\n"
+"EXAMPLES:\n"
+"    sleepy-parse diff before.data after.data\n"
+"    sleepy-parse diff --top 5 --format json a.data b.data\n"
+"\n"
+"Exit status: 0 ok, 1 a recording unreadable or damaged, 2 bad usage.\n";
+
+static int diff_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct sleepy_diff_options opts = {};
+	struct sleepy_profile a, b;
+	struct sleepy_recording rec_a, rec_b;
+	int c, ret_a, ret_b;
+
+	while ((c = getopt_long(argc, argv, "t:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (!sleepy_parse_u64(optarg, &opts.top) || !opts.top) {
+				fprintf(stderr, "sleepy-parse: invalid --top '%s' (a positive number)\n",
+					optarg);
+				return SLEEPY_EXIT_USAGE;
+			}
+			break;
+		case 'f':
+			if (!sleepy_format_parse(optarg, &opts.format)) {
+				fprintf(stderr, "sleepy-parse: unknown format '%s' (text, csv or json)\n",
+					optarg);
+				return SLEEPY_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(diff_usage, stdout);
+			return SLEEPY_EXIT_OK;
+		default:
+			return SLEEPY_EXIT_USAGE;
+		}
+	}
+	if (optind + 2 != argc) {
+		fprintf(stderr, "sleepy-parse: diff needs two recordings, A and B (see diff --help)\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	opts.path_a = argv[optind];
+	opts.path_b = argv[optind + 1];
+	ret_a = read_recording(opts.path_a, &rec_a, &a);
+	if (ret_a < 0)
+		return SLEEPY_EXIT_ERROR;
+	ret_b = read_recording(opts.path_b, &rec_b, &b);
+	if (ret_b < 0) {
+		sleepy_profile_free(&a);
+		sleepy_recording_close(&rec_a);
+		return SLEEPY_EXIT_ERROR;
+	}
+	sleepy_diff_report(stdout, &opts, &a, rec_a.header.start_time_ns,
+			   &b, rec_b.header.start_time_ns);
+	sleepy_profile_free(&a);
+	sleepy_profile_free(&b);
+	sleepy_recording_close(&rec_a);
+	sleepy_recording_close(&rec_b);
+	return ret_a || ret_b ? SLEEPY_EXIT_ERROR : SLEEPY_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct parse_options opts = {};
@@ -189,36 +304,17 @@ int main(int argc, char **argv)
 	int ret = SLEEPY_EXIT_OK;
 	unsigned int i;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	opts.report.symbols = opts.symbols;
 	ret = parse_args(&opts, argc, argv);
 	if (ret >= 0)
 		goto out;
-	ret = SLEEPY_EXIT_OK;
-
-	if (sleepy_recording_open(&rec, opts.report.path)) {
-		fprintf(stderr, "sleepy-parse: %s: %s\n", opts.report.path, rec.error);
-		sleepy_recording_close(&rec);
+	ret = read_recording(opts.report.path, &rec, &profile);
+	if (ret < 0) {
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
 	}
-	sleepy_profile_init(&profile);
-	if (sleepy_profile_read(&profile, &rec)) {
-		fprintf(stderr, "sleepy-parse: %s: %s; reporting the %" PRIu64
-			" samples before it\n", opts.report.path, rec.error, profile.samples);
-		ret = SLEEPY_EXIT_ERROR;
-	} else if (!rec.finished) {
-		fprintf(stderr, "sleepy-parse: %s: truncated at byte %zu: no trailer (was the session stopped with sleepy-stop?)\n",
-			opts.report.path, rec.size);
-		ret = SLEEPY_EXIT_ERROR;
-	}
-	if (profile.totals.dropped)
-		fprintf(stderr, "sleepy-parse: warning: the kernel dropped %" PRIu64
-			" records (buffer full); use a larger -b or a lower -F\n",
-			profile.totals.dropped);
-	if (profile.table_overflows)
-		fprintf(stderr, "sleepy-parse: warning: %" PRIu64
-			" processes found the kernel's appid tables full; their samples are [unknown]\n",
-			profile.table_overflows);
 	sleepy_report(stdout, &opts.report, &profile, &rec);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);

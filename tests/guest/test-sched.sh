@@ -90,7 +90,7 @@ if [ "${1-}" = storm ]; then
 	exit 0
 fi
 
-plan 9
+plan 10
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
@@ -136,3 +136,13 @@ done
 check "hogs: both waited for the CPU (preempted + run queue over 0.3 s): $waits of 2" [ $waits = 2 ]
 check "hogs: on + off + wait = lifetime within 5% for both: $accounted of 2" [ $accounted = 2 ]
 check "hogs: each ran 35-65% of its lifetime: $shares of 2" [ $shares = 2 ]
+
+# diff: the same sleeper sleeping 2 ms, then 20 ms; its sleeps must rank
+# first, about log2(10) = 3.3 buckets apart.
+sleepy-record --sched -o /tmp/short.data -- $bin/sleeper 50 2 > /dev/null
+sleepy-record --sched -o /tmp/long.data -- $bin/sleeper 50 20 > /dev/null
+sleepy-parse diff --format json /tmp/short.data /tmp/long.data > /tmp/diff.json
+r=$(sed -n '/"rank": 1,/p' /tmp/diff.json)
+echo "# diff: $r"
+check "diff: the sleeper's sleeps rank first ($(field "$r" operation), EMD $(field "$r" emd), 3.3 expected)" \
+	eval '[ "$(field "$r" operation)" = "sleep sleeper" ] && between "$(field "$r" emd)" 2.5 4.5'

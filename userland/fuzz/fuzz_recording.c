@@ -13,6 +13,7 @@
 
 #include "lib/profile.h"
 #include "lib/recording.h"
+#include "lib/diff.h"
 #include "lib/report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -102,6 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sleepy_report(sink, &everything, &profile, &rec);
 		sleepy_report(sink, &filtered, &profile, &rec);
 	}
+	/* sleepy-parse diff FILE FILE */
+	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
+			   &profile, rec.header.start_time_ns,
+			   &profile, rec.header.start_time_ns);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 	return 0;

@@ -64,6 +64,7 @@ void sleepy_sched_init(struct sleepy_sched *sched)
 	sleepy_table_init(&sched->sites, sizeof(struct sleepy_offcpu_site));
 	sleepy_table_init(&sched->links, sizeof(struct sleepy_wakeup_link));
 	sleepy_table_init(&sched->walls, sizeof(struct sleepy_wall));
+	sleepy_table_init(&sched->waits, sizeof(struct sleepy_wait_hist));
 }
 
 void sleepy_sched_free(struct sleepy_sched *sched)
@@ -72,6 +73,7 @@ void sleepy_sched_free(struct sleepy_sched *sched)
 	sleepy_table_free(&sched->sites);
 	sleepy_table_free(&sched->links);
 	sleepy_table_free(&sched->walls);
+	sleepy_table_free(&sched->waits);
 	sleepy_sched_init(sched);
 }
 
@@ -164,6 +166,35 @@ static struct sleepy_wall *wall_of(struct replay *r, uint32_t appid)
 	return wall;
 }
 
+static int same_wait(const void *slot, const void *arg)
+{
+	const struct sleepy_wait_hist *a = slot, *b = arg;
+
+	return a->kind == b->kind && !strcmp(a->name, b->name);
+}
+
+/* One off-CPU interval of @ns of a @kind, for the program of @appid. */
+static void add_wait(struct replay *r, uint32_t appid, uint32_t kind,
+		     uint64_t ns)
+{
+	const struct sleepy_app *app = sleepy_profile_app(r->profile, appid);
+	struct sleepy_wait_hist key = { .kind = kind }, *h;
+	uint64_t hash = kind;
+	const char *c;
+	int bucket;
+
+	snprintf(key.name, sizeof(key.name), "%s", app->name);
+	for (c = key.name; *c; c++)
+		hash = hash * 31 + (unsigned char)*c;
+	h = sleepy_table_get(&r->sched->waits, hash, same_wait, &key);
+	memcpy(h->name, key.name, sizeof(h->name));
+	h->kind = kind;
+	h->count++;
+	h->total_ns += ns;
+	bucket = ns ? 63 - __builtin_clzll(ns) : 0;
+	h->log2_ns[bucket < SLEEPY_IRQ_BUCKETS ? bucket : SLEEPY_IRQ_BUCKETS - 1]++;
+}
+
 /* Charges @th's time from its last change to @now to @kind. */
 static void charge(struct replay *r, struct thread *th, uint64_t now,
 		   enum sleepy_time_kind kind)
@@ -177,6 +208,7 @@ static void charge(struct replay *r, struct thread *th, uint64_t now,
 	wall_of(r, th->appid)->ns[kind] += ns;
 	if (kind == SLEEPY_TIME_ON_CPU || kind == SLEEPY_TIME_UNKNOWN)
 		return;
+	add_wait(r, th->appid, kind, ns);
 	key = (struct sleepy_offcpu_site) {
 		.appid = th->appid,
 		.kind = kind,
@@ -381,6 +413,7 @@ void sleepy_sched_replay(struct sleepy_sched *sched,
 	sleepy_table_free(&sched->sites);
 	sleepy_table_free(&sched->links);
 	sleepy_table_free(&sched->walls);
+	sleepy_table_free(&sched->waits);
 	qsort(sched->events, sched->nevents, sizeof(*sched->events), cmp_events);
 	if (sched->nevents && end_ns < sched->events[sched->nevents - 1].time_ns)
 		end_ns = sched->events[sched->nevents - 1].time_ns;

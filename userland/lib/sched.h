@@ -80,6 +80,18 @@ struct sleepy_wall {
 	uint64_t wakeups;	/* received */
 };
 
+/*
+ * The lengths of one kind of off-CPU interval (a sleep, a run-queue wait)
+ * of one program, over its instances: what `sleepy-parse diff` compares.
+ */
+struct sleepy_wait_hist {
+	char name[SLEEPY_APP_NAME_LEN + 1];
+	uint32_t kind;		/* enum sleepy_time_kind */
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t log2_ns[SLEEPY_IRQ_BUCKETS];
+};
+
 struct sleepy_sched {
 	struct sleepy_sched_event *events;
 	size_t nevents, capacity;
@@ -88,6 +100,7 @@ struct sleepy_sched {
 	struct sleepy_table sites;	/* -> struct sleepy_offcpu_site */
 	struct sleepy_table links;	/* -> struct sleepy_wakeup_link */
 	struct sleepy_table walls;	/* appid -> struct sleepy_wall */
+	struct sleepy_table waits;	/* -> struct sleepy_wait_hist */
 	uint64_t begin_ns, end_ns;
 };
 

@@ -11,6 +11,7 @@
 
 #include "lib/output.h"
 #include "lib/profile.h"
+#include "lib/diff.h"
 #include "lib/irq.h"
 #include "lib/recording.h"
 #include "lib/sched.h"
@@ -18,7 +19,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 47
+#define PLANNED_TESTS 48
 
 static int failures, tests;
 
@@ -585,6 +586,19 @@ static void test_irq_histograms(void)
 	free(b.data);
 }
 
+/* EMD on log2 buckets: 0 for equal shapes, 1 for a move by one bucket. */
+static void test_emd(void)
+{
+	uint64_t a[8] = { 0, 10, 30, 0 }, b[8] = { 0, 0, 1, 3 }, c[8] = { 0, 1, 3 };
+	double same = sleepy_emd_log2(a, 40, c, 4, 8);
+	double moved = sleepy_emd_log2(a, 40, b, 4, 8);
+
+	check(same > -1e-9 && same < 1e-9 && moved > 1 - 1e-9 && moved < 1 + 1e-9 &&
+	      sleepy_emd_log2(a, 40, b, 0, 8) < 0,
+	      "diff: EMD 0 for the same shape, 1 for a move by one bucket (%.3f, %.3f)",
+	      same, moved);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -599,5 +613,6 @@ int main(int argc, char **argv)
 	test_function_rows();
 	test_sched_replay();
 	test_irq_histograms();
+	test_emd();
 	return failures ? 1 : 0;
 }
