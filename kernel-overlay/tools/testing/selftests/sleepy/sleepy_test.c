@@ -773,7 +773,11 @@ static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
 	}
 }
 
-/* Forks a child that sleeps 5 ms @n times once it reads a byte from @go. */
+/*
+ * Forks a child that sleeps 5 ms @n times once it reads a byte from @go.
+ * poll(), not usleep(): a kernel without POSIX timers and 32-bit time
+ * (the guest's) gives 32-bit callers ENOSYS for clock_nanosleep().
+ */
 static pid_t sleeper(int go[2], int n)
 {
 	pid_t pid;
@@ -787,7 +791,7 @@ static pid_t sleeper(int go[2], int n)
 		if (read(go[0], &c, 1) != 1)
 			_exit(1);
 		while (n--)
-			usleep(5000);
+			poll(NULL, 0, 5);
 		_exit(0);
 	}
 	close(go[0]);
