@@ -19,9 +19,10 @@
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
  * the walk over the existing processes, then sampling is set, then the
- * timers, the scheduler hooks and the interrupt hooks start.  The stop
- * writes the interrupt histograms into the stream once no hook runs.  A CPU that parks its timer has therefore always seen the
- * session sampling, and the switch away from the idle task restarts it.
+ * timers, the scheduler hooks and the interrupt hooks start.  A CPU that
+ * parks its timer has therefore always seen the session sampling, and the
+ * switch away from the idle task restarts it.  The stop writes the
+ * interrupt histograms into the stream once no hook runs.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and
