@@ -90,7 +90,7 @@ if [ "${1-}" = storm ]; then
 	exit 0
 fi
 
-plan 10
+plan 11
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
@@ -102,6 +102,10 @@ check "sleeper: off-CPU time at its sleep site ${total:-?} ns, within 5% of 2 s 
 	between "$total" 2000000000 2100000000
 check "sleeper: $(field "$r" count) off-CPU intervals there for 200 sleeps" \
 	between "$(field "$r" count)" 200 201
+w=$(row /tmp/sleeper.json wakeups '"wakee": "sleeper#1"')
+echo "# sleeper woken by: $w"
+check "sleeper: woken $(field "$w" count) times by $(field "$w" waker), the local timer interrupt" \
+	eval '[ "$(field "$w" waker)" = "[hardirq LOC]" ] && between "$(field "$w" count)" 200 201'
 function=$(kernel_function "$(field "$r" kernel_ip)")
 check "sleeper: the kernel site $(field "$r" kernel_ip) is in ${function:-nothing}, a nanosleep function" \
 	eval 'case "$function" in *nanosleep*) true ;; *) false ;; esac'

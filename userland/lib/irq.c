@@ -142,7 +142,7 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			snprintf(buf, size, "vector 0x%x", number);
 	} else {
 		snprintf(label, sizeof(label), "%u:", number);
-		line = interrupts_line(irqs->interrupts, label, &len);
+		line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &len);
 		if (line)
 			last_word(line, len, buf, size);
 		else

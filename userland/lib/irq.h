@@ -44,7 +44,8 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 /*
  * The name of an interrupt: /proc/interrupts' last column for an IRQ
  * ("virtio0-requests"), its row's name for a system vector ("LOC"), the
- * kernel's name for a softirq ("TIMER"); written to @buf.
+ * kernel's name for a softirq ("TIMER"); written to @buf.  @irqs may be
+ * NULL: IRQs are then numbers.
  */
 const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			    uint32_t number, char *buf, size_t size);

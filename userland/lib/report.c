@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irq.h"
 #include "report.h"
 #include "sched.h"
 
@@ -219,7 +220,9 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	if (profile->sched)
 		sleepy_sched_report(&out, opts, profile, rec->header.start_time_ns,
 				    profile->end_ns);
-	if (profile->irqs)
+	/* A --sched recording keeps /proc/interrupts for its wakeups only. */
+	if (profile->irqs && ((rec->header.flags & SLEEPY_FLAG_IRQ) ||
+			      profile->irqs->totals.used))
 		sleepy_irq_report(&out, opts, profile);
 	sleepy_output_end(&out);
 	free(apps);

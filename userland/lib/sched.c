@@ -114,6 +114,7 @@ void sleepy_sched_add(struct sleepy_sched *sched,
 		e->tid[1] = w->wakee_tid;
 		e->appid[1] = w->wakee_appid;
 		e->flags = w->flags;
+		e->source = w->source;
 		sched->wakeups++;
 	}
 }
@@ -343,11 +344,12 @@ static void link_wakeup(struct replay *r, const struct sleepy_sched_event *e,
 {
 	struct sleepy_wakeup_link key = { .wakee_appid = wakee_appid }, *link;
 
-	if (e->flags & SLEEPY_WAKEUP_HARDIRQ)
-		key.waker_kind = SLEEPY_WAKER_HARDIRQ;
-	else if (e->flags & SLEEPY_WAKEUP_SOFTIRQ)
-		key.waker_kind = SLEEPY_WAKER_SOFTIRQ;
-	else if (!e->tid[0])
+	if (e->flags & (SLEEPY_WAKEUP_HARDIRQ | SLEEPY_WAKEUP_SOFTIRQ)) {
+		key.waker_kind = e->flags & SLEEPY_WAKEUP_SOFTIRQ ? SLEEPY_WAKER_SOFTIRQ :
+				 e->flags & SLEEPY_WAKEUP_SYSVEC ? SLEEPY_WAKER_SYSVEC :
+				 SLEEPY_WAKER_HARDIRQ;
+		key.waker_appid = e->source;
+	} else if (!e->tid[0])
 		key.waker_kind = SLEEPY_WAKER_IDLE;
 	else if (!e->appid[0])
 		key.waker_kind = SLEEPY_WAKER_KERNEL;

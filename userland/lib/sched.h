@@ -39,13 +39,15 @@ struct sleepy_sched_event {
 	uint16_t type;		/* SLEEPY_REC_SWITCH or SLEEPY_REC_WAKEUP */
 	uint8_t reason;		/* switch: enum sleepy_switch_reason */
 	uint8_t flags;		/* wakeup: SLEEPY_WAKEUP_* */
+	uint32_t source;	/* wakeup from an interrupt: its number */
 };
 
 /* A waker that is no application instance. */
 enum sleepy_waker_kind {
 	SLEEPY_WAKER_APP,
-	SLEEPY_WAKER_HARDIRQ,
-	SLEEPY_WAKER_SOFTIRQ,
+	SLEEPY_WAKER_HARDIRQ,	/* waker_appid: the IRQ, or SLEEPY_IRQ_OTHER */
+	SLEEPY_WAKER_SOFTIRQ,	/* waker_appid: the softirq */
+	SLEEPY_WAKER_SYSVEC,	/* waker_appid: the vector */
 	SLEEPY_WAKER_KERNEL,	/* a kernel thread or an unmapped task */
 	SLEEPY_WAKER_IDLE,
 };
@@ -63,7 +65,7 @@ struct sleepy_offcpu_site {
 /* Wakeups of one application instance by one waker. */
 struct sleepy_wakeup_link {
 	uint32_t waker_kind;	/* enum sleepy_waker_kind */
-	uint32_t waker_appid;	/* with SLEEPY_WAKER_APP */
+	uint32_t waker_appid;	/* or the interrupt's number */
 	uint32_t wakee_appid;
 	uint32_t __pad;
 	uint64_t count;

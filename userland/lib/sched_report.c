@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "irq.h"
 #include "report.h"
 #include "sched.h"
 
@@ -105,14 +106,36 @@ static int cmp_walls(const void *a, const void *b)
 	return cmp_u64_desc(x->lifetime_ns, y->lifetime_ns);
 }
 
+/* "[hardirq virtio0]", "[softirq TIMER]", "[hardirq]" if unknown. */
+static const char *interrupt_label(struct sleepy_profile *profile,
+				   const char *context, uint32_t kind,
+				   uint32_t number, char *buf, size_t size)
+{
+	char name[40];
+
+	if (number == SLEEPY_IRQ_OTHER)
+		snprintf(buf, size, "[%s]", context);
+	else
+		snprintf(buf, size, "[%s %s]", context,
+			 sleepy_irq_name(profile->irqs, kind, number, name,
+					 sizeof(name)));
+	return buf;
+}
+
 static const char *waker_label(struct sleepy_profile *profile,
-			       const struct sleepy_wakeup_link *link)
+			       const struct sleepy_wakeup_link *link,
+			       char *buf, size_t size)
 {
 	switch (link->waker_kind) {
 	case SLEEPY_WAKER_HARDIRQ:
-		return "[hardirq]";
+		return interrupt_label(profile, "hardirq", SLEEPY_IRQ_HARDIRQ,
+				       link->waker_appid, buf, size);
+	case SLEEPY_WAKER_SYSVEC:
+		return interrupt_label(profile, "hardirq", SLEEPY_IRQ_SYSVEC,
+				       link->waker_appid, buf, size);
 	case SLEEPY_WAKER_SOFTIRQ:
-		return "[softirq]";
+		return interrupt_label(profile, "softirq", SLEEPY_IRQ_SOFTIRQ,
+				       link->waker_appid, buf, size);
 	case SLEEPY_WAKER_KERNEL:
 		return "[kernel]";
 	case SLEEPY_WAKER_IDLE:
@@ -227,10 +250,11 @@ static const struct sleepy_column link_columns[] = {
 static void link_row(struct sleepy_output *out, struct sleepy_profile *profile,
 		     const struct sleepy_wakeup_link *link, unsigned int depth)
 {
+	char label[CELL];
 	struct cells c;
 
 	snprintf(c.v[0], CELL, "%u", depth);
-	snprintf(c.v[1], CELL, "%s", waker_label(profile, link));
+	snprintf(c.v[1], CELL, "%s", waker_label(profile, link, label, CELL));
 	snprintf(c.v[2], CELL, "%s",
 		 sleepy_profile_app(profile, link->wakee_appid)->label);
 	snprintf(c.v[3], CELL, "%" PRIu64, link->count);
@@ -251,13 +275,14 @@ static void report_wakeups(struct sleepy_output *out,
 	for (i = 0; i < n; i++) {
 		const struct sleepy_app *wakee =
 			sleepy_profile_app(profile, links[i].wakee_appid);
+		char label[CELL];
 		struct cells c;
 
 		if (!sleepy_report_app_selected(opts, wakee))
 			continue;
 		if (opts->top && shown++ >= opts->top)
 			break;
-		snprintf(c.v[0], CELL, "%s", waker_label(profile, &links[i]));
+		snprintf(c.v[0], CELL, "%s", waker_label(profile, &links[i], label, CELL));
 		snprintf(c.v[1], CELL, "%s", wakee->label);
 		snprintf(c.v[2], CELL, "%" PRIu64, links[i].count);
 		put_time(out, c.v[3], links[i].blocked_ns);

@@ -257,7 +257,7 @@ static size_t read_subbuf(int fd, void *buf, size_t len)
 struct drainer {
 	int out;
 	int session;
-	bool irq;		/* the session records interrupts */
+	bool irq;		/* interrupts are named in the records */
 	unsigned int ncpus;
 	int *fds;
 	char *buf;
@@ -312,7 +312,7 @@ static int drain_cpu(struct drainer *d, unsigned int cpu)
 /* The trailer: the session's counters as CPU_STATS records, and END. */
 /*
  * /proc/interrupts at the stop, so that sleepy-parse names the IRQs of the
- * interrupt histograms wherever it reads the recording.  Without /proc
+ * interrupt histograms and wakeups wherever it reads the recording.  Without /proc
  * they stay numbers.
  */
 static int write_interrupt_names(struct drainer *d)
@@ -468,7 +468,7 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 	struct sleepy_file_header header;
 	struct drainer d = {
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF),
-		.irq = attr->flags & SLEEPY_FLAG_IRQ,
+		.irq = attr->flags & (SLEEPY_FLAG_IRQ | SLEEPY_FLAG_SCHED),
 	};
 	struct sleepy_attr session_attr = *attr;
 	int ready[2], fd, status;

@@ -29,7 +29,7 @@ void __sleepy_idle_exit(void);
 void __sleepy_switch(bool preempt, struct task_struct *prev,
 		     struct task_struct *next, unsigned int prev_state);
 void __sleepy_wakeup(struct task_struct *wakee, bool new_task);
-void __sleepy_irq_entry(void);
+void __sleepy_irq_entry(unsigned int kind, unsigned int number);
 void __sleepy_irq_exit(unsigned int kind, unsigned int number);
 void __sleepy_softirq_raise(unsigned int nr);
 void __sleepy_softirq_entry(unsigned int nr);
@@ -85,14 +85,14 @@ static inline void sleepy_wakeup_new(struct task_struct *task)
 }
 
 /*
- * A hard interrupt handler is about to run, interrupts off; its exit names
- * it: @kind is an enum sleepy_irq_kind (the IRQ's action, or an x86
- * system vector), @number the IRQ or the vector.
+ * A hard interrupt handler is about to run, and has run; interrupts off.
+ * @kind is SLEEPY_IRQ_HARDIRQ (an IRQ's action) or SLEEPY_IRQ_SYSVEC (an
+ * x86 system vector), @number the IRQ or the vector.
  */
-static inline void sleepy_irq_entry(void)
+static inline void sleepy_irq_entry(unsigned int kind, unsigned int number)
 {
 	if (static_branch_unlikely(&sleepy_irq_active))
-		__sleepy_irq_entry();
+		__sleepy_irq_entry(kind, number);
 }
 
 static inline void sleepy_irq_exit(unsigned int kind, unsigned int number)
@@ -149,7 +149,7 @@ static inline void sleepy_switch(bool preempt, struct task_struct *prev,
 				 unsigned int prev_state) { }
 static inline void sleepy_wakeup(struct task_struct *wakee) { }
 static inline void sleepy_wakeup_new(struct task_struct *task) { }
-static inline void sleepy_irq_entry(void) { }
+static inline void sleepy_irq_entry(unsigned int kind, unsigned int number) { }
 static inline void sleepy_irq_exit(unsigned int kind, unsigned int number) { }
 static inline void sleepy_softirq_raise(unsigned int nr) { }
 static inline void sleepy_softirq_entry(unsigned int nr) { }

@@ -5,6 +5,8 @@
  * (per IRQ number, and the local APIC timer's system vector on x86), of
  * every softirq vector's run time and of its delay from raise to run,
  * and the time each interrupt took from the application it interrupted.
+ * With SLEEPY_FLAG_SCHED the same hooks note which interrupt a CPU is
+ * handling, so that a wakeup from interrupt context names it.
  * OSprof's latency histograms, kept in memory and written into the
  * stream once, at the stop, rather than a record per interrupt.
  *
@@ -63,6 +65,41 @@ struct sleepy_irq_cpu {
 	struct sleepy_irq_hist_slot hist_other[SLEEPY_IRQ_KINDS];
 	struct sleepy_irq_app_slot apps_other[SLEEPY_IRQ_KINDS];
 };
+
+/*
+ * The hard interrupt and the softirq this CPU is handling, while the hooks
+ * are on: what woke a task from interrupt context (sched.c).  0 in a kind
+ * is none; softirq is its number + 1.  Written by the CPU itself.
+ */
+struct sleepy_irq_source {
+	u32 hardirq_kind;	/* enum sleepy_irq_kind + 1 */
+	u32 hardirq;
+	u32 softirq;
+};
+
+static DEFINE_PER_CPU(struct sleepy_irq_source, sleepy_irq_source);
+
+/**
+ * sleepy_irq_current - what this CPU is handling in interrupt context
+ * @kind: set to the enum sleepy_irq_kind of it
+ *
+ * Returns the IRQ, vector or softirq number, or SLEEPY_IRQ_OTHER if the
+ * hooks did not see its start (it began before the session).  Interrupts
+ * off, in hard-irq or softirq context.
+ */
+u32 sleepy_irq_current(u32 *kind)
+{
+	u32 hardirq_kind = __this_cpu_read(sleepy_irq_source.hardirq_kind);
+	u32 softirq = __this_cpu_read(sleepy_irq_source.softirq);
+
+	if (in_hardirq()) {
+		*kind = hardirq_kind ? hardirq_kind - 1 : SLEEPY_IRQ_HARDIRQ;
+		return hardirq_kind ? __this_cpu_read(sleepy_irq_source.hardirq) :
+				      SLEEPY_IRQ_OTHER;
+	}
+	*kind = SLEEPY_IRQ_SOFTIRQ;
+	return softirq ? softirq - 1 : SLEEPY_IRQ_OTHER;
+}
 
 /* The session recording interrupts, if one runs, and this CPU's tables. */
 static struct sleepy_session *sleepy_irq_session(struct sleepy_irq_cpu **cpu)
@@ -155,10 +192,12 @@ static void sleepy_irq_account(struct sleepy_session *session,
 	app->total_ns += ns;
 }
 
-void __sleepy_irq_entry(void)
+void __sleepy_irq_entry(unsigned int kind, unsigned int number)
 {
 	struct sleepy_irq_cpu *cpu;
 
+	__this_cpu_write(sleepy_irq_source.hardirq_kind, kind + 1);
+	__this_cpu_write(sleepy_irq_source.hardirq, number);
 	if (sleepy_irq_session(&cpu))
 		cpu->hardirq_start_ns = sleepy_now();
 }
@@ -169,6 +208,7 @@ void __sleepy_irq_exit(unsigned int kind, unsigned int number)
 	struct sleepy_irq_cpu *cpu;
 	u64 start;
 
+	__this_cpu_write(sleepy_irq_source.hardirq_kind, 0);
 	if (kind < SLEEPY_IRQ_KINDS)
 		session = sleepy_irq_session(&cpu);
 	if (!session)
@@ -201,6 +241,7 @@ void __sleepy_softirq_entry(unsigned int nr)
 	if (nr >= NR_SOFTIRQS)
 		return;
 	local_irq_save(flags);
+	__this_cpu_write(sleepy_irq_source.softirq, nr + 1);
 	session = sleepy_irq_session(&cpu);
 	if (session) {
 		now = sleepy_now();
@@ -223,6 +264,7 @@ void __sleepy_softirq_exit(unsigned int nr)
 	u64 start;
 
 	local_irq_save(flags);
+	__this_cpu_write(sleepy_irq_source.softirq, 0);
 	session = sleepy_irq_session(&cpu);
 	if (session) {
 		start = cpu->softirq_start_ns;
@@ -249,11 +291,14 @@ void sleepy_irq_destroy(struct sleepy_session *session)
 	session->irq = NULL;
 }
 
-/* Turns the hooks on; the caller holds cpus_read_lock(). */
+/*
+ * Turns the hooks on for the histograms or, with SLEEPY_FLAG_SCHED, to
+ * name the interrupts that wake tasks; the caller holds cpus_read_lock().
+ */
 void sleepy_irq_start(struct sleepy_session *session)
 {
 	lockdep_assert_cpus_held();
-	if (session->irq)
+	if (session->irq || (session->attr.flags & SLEEPY_FLAG_SCHED))
 		static_branch_enable_cpuslocked(&sleepy_irq_active);
 }
 
@@ -263,6 +308,20 @@ void sleepy_irq_stop(void)
 	lockdep_assert_cpus_held();
 	if (static_key_enabled(&sleepy_irq_active))
 		static_branch_disable_cpuslocked(&sleepy_irq_active);
+}
+
+/*
+ * Forgets what every CPU was handling, so that the next session does not
+ * take a handler it did not see start for the last one it saw.  After the
+ * stop's grace period: no hook runs any more.
+ */
+void sleepy_irq_reset(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&sleepy_irq_source, cpu), 0,
+		       sizeof(struct sleepy_irq_source));
 }
 
 static void sleepy_irq_write_hist(struct sleepy_session *session,

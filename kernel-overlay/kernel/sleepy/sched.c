@@ -168,12 +168,17 @@ void __sleepy_wakeup(struct task_struct *wakee, bool new_task)
 
 	if (new_task)
 		rec.flags |= SLEEPY_WAKEUP_NEW_TASK;
-	if (in_hardirq())
-		rec.flags |= SLEEPY_WAKEUP_HARDIRQ;
-	else if (in_serving_softirq())
-		rec.flags |= SLEEPY_WAKEUP_SOFTIRQ;
-	else
+	if (in_hardirq() || in_serving_softirq()) {
+		u32 kind;
+
+		rec.source = sleepy_irq_current(&kind);
+		rec.flags |= kind == SLEEPY_IRQ_SOFTIRQ ? SLEEPY_WAKEUP_SOFTIRQ :
+			     kind == SLEEPY_IRQ_SYSVEC ?
+			     SLEEPY_WAKEUP_HARDIRQ | SLEEPY_WAKEUP_SYSVEC :
+			     SLEEPY_WAKEUP_HARDIRQ;
+	} else {
 		rec.waker_tid = sleepy_task_tid(waker);
+	}
 	if (rec.waker_tid) {
 		rec.waker_appid = sleepy_task_appid(session, waker);
 		rec.waker_user_ip = sleepy_task_user_ip(waker);

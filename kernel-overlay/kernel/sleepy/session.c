@@ -198,6 +198,7 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();
+	sleepy_irq_reset();
 	sleepy_sampling_stop();
 	cpus_read_unlock();
 

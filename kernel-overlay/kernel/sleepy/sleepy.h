@@ -172,7 +172,9 @@ int sleepy_irq_create(struct sleepy_session *session);
 void sleepy_irq_destroy(struct sleepy_session *session);
 void sleepy_irq_start(struct sleepy_session *session);
 void sleepy_irq_stop(void);
+void sleepy_irq_reset(void);
 void sleepy_irq_write(struct sleepy_session *session);
+u32 sleepy_irq_current(u32 *kind);
 
 /* process.c: the process hooks' side of a session start. */
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);

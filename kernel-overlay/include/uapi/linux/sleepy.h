@@ -266,6 +266,7 @@ struct sleepy_switch {
 #define SLEEPY_WAKEUP_NEW_TASK		(1U << 0) /* first wakeup of a new task */
 #define SLEEPY_WAKEUP_HARDIRQ		(1U << 1) /* woken by an interrupt handler */
 #define SLEEPY_WAKEUP_SOFTIRQ		(1U << 2) /* woken from softirq context */
+#define SLEEPY_WAKEUP_SYSVEC		(1U << 3) /* with HARDIRQ: by a system vector */
 
 /**
  * struct sleepy_wakeup - a task became runnable (SLEEPY_FLAG_SCHED);
@@ -281,6 +282,9 @@ struct sleepy_switch {
  *	it); the scheduler may still move it, and its switch record names
  *	the CPU it runs on
  * @flags: SLEEPY_WAKEUP_*
+ * @source: with SLEEPY_WAKEUP_HARDIRQ the IRQ number (the vector with
+ *	SLEEPY_WAKEUP_SYSVEC), with SLEEPY_WAKEUP_SOFTIRQ the softirq number;
+ *	SLEEPY_IRQ_OTHER if the handler began before the session
  *
  * With a pid filter, only wakeups from or of a selected process are
  * written.  A task's run-queue wait is the time between its wakeup and
@@ -296,6 +300,8 @@ struct sleepy_wakeup {
 	__u32 wakee_appid;
 	__u32 cpu;
 	__u32 flags;
+	__u32 source;
+	__u32 __reserved;
 };
 
 /* What an interrupt histogram measures, sleepy_irq_hist.kind. */

@@ -738,6 +738,7 @@ TEST_F(sleepy, pid_filter_announces_selected_only)
 /* Counts what a --sched session recorded of @child. */
 struct sched_counts {
 	unsigned int sleeps, wakeups, exits, others, unselected, kernel_ips;
+	unsigned int by_named_irq;	/* wakeups from an interrupt it names */
 };
 
 static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
@@ -769,6 +770,10 @@ static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
 			if (w->wakee_tid == (uint32_t)child &&
 			    !(w->flags & SLEEPY_WAKEUP_NEW_TASK))
 				c->wakeups++;
+			if (w->wakee_tid == (uint32_t)child &&
+			    (w->flags & SLEEPY_WAKEUP_HARDIRQ) && !w->waker_tid &&
+			    w->source != SLEEPY_IRQ_OTHER)
+				c->by_named_irq++;
 		}
 	}
 }
@@ -800,7 +805,8 @@ static pid_t sleeper(int go[2], int n)
 
 /*
  * With SLEEPY_FLAG_SCHED, a sleeping process's switches away (reason
- * sleep, then exiting) and its wakeups are in the stream, only records
+ * sleep, then exiting) and its wakeups (by the timer interrupt, named) are
+ * in the stream, only records
  * that involve a selected process with a pid filter, no kernel IPs
  * without SLEEPY_FLAG_KERNEL; without the flag, none at all.
  */
@@ -831,6 +837,8 @@ TEST_F(sleepy, sched_switches_and_wakeups)
 		}
 		EXPECT_LE(20, c.sleeps);
 		EXPECT_LE(20, c.wakeups);
+		/* Woken by their timers, in the timer interrupt. */
+		EXPECT_LE(10, c.by_named_irq);
 		EXPECT_EQ(1, c.exits);
 		EXPECT_EQ(0, c.unselected);
 		EXPECT_EQ(0, c.kernel_ips);
