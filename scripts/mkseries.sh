@@ -203,13 +203,15 @@ Design choices a reviewer will ask about:
   the bodies live in kernel/sleepy/.  With SLEEPY_FLAG_SCHED, calls next
   to trace_sched_switch(), trace_sched_waking() and
   trace_sched_wakeup_new() record context switches and wakeups behind a
-  key of their own: not tracepoint probes, because sleepy does not need
-  the tracing infrastructure and sched_wakeup no longer runs in the
-  waker's context when the wakeup goes through the target's wake list.
-  With SLEEPY_FLAG_IRQ, calls around the one handler that the
-  irq_handler and softirq tracepoints name (and, on x86, around
-  local_apic_timer_interrupt()) fill per-CPU log2 histograms that are
-  written once, at the stop, not a record per interrupt.
+  key of their own: not tracepoint probes, because CONFIG_TRACEPOINTS
+  comes only with the tracing infrastructure, which sleepy does not
+  otherwise need.  The cost of both was not compared yet.
+  With SLEEPY_FLAG_IRQ, calls around all actions of a hard interrupt in
+  __handle_irq_event_percpu(), around each softirq handler (and, on x86,
+  around local_apic_timer_interrupt()) fill per-CPU log2 histograms that
+  are written once, at the stop, not a record per interrupt.  Only x86's
+  local timer among the system vectors so far; arm64's per-CPU timer
+  (handle_percpu_devid_irq()) is not hooked yet.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU

@@ -12,15 +12,18 @@
  *
  * Writers: each CPU updates only its own tables, from its interrupt
  * handlers (interrupts off) and its softirq handlers (interrupts on: the
- * update disables them, so a hard interrupt cannot nest into it).  Hard
- * interrupt handlers do not nest, and neither do softirqs on one CPU, so
- * one start time each per CPU is enough.  Reader: the session stop, after
+ * update disables them, so a hard interrupt cannot nest into it).
+ * Softirqs do not nest on one CPU; hard interrupts do, when a handler
+ * demultiplexes another IRQ, so their start times are a small stack.
+ * Hard interrupts are timed per IRQ, over all its actions, the way
+ * /proc/interrupts counts them.  Reader: the session stop, after
  * the hooks' static key is off and a grace period has passed, so no
  * writer runs any more.
  *
  * The tables are open-addressed and fixed in size; an interrupt that
- * finds its table full is counted in a catch-all entry (number
- * SLEEPY_IRQ_OTHER), never lost.
+ * finds no room within a few slots of its own is counted in a catch-all
+ * entry (number SLEEPY_IRQ_OTHER), never lost, and an update with
+ * interrupts off never scans a whole table.
  */
 #include <linux/cpu.h>
 #include <linux/hash.h>
@@ -37,6 +40,8 @@ DEFINE_STATIC_KEY_FALSE(sleepy_irq_active);
 
 #define SLEEPY_IRQ_HIST_SLOTS	128	/* power of two */
 #define SLEEPY_IRQ_APP_SLOTS	256	/* power of two */
+/* Slots an update probes before it takes the catch-all entry. */
+#define SLEEPY_IRQ_PROBES	16
 
 struct sleepy_irq_hist_slot {
 	u32 kind;		/* enum sleepy_irq_kind, + 1: 0 is free */
@@ -56,7 +61,6 @@ struct sleepy_irq_app_slot {
 
 /* One CPU's tables. */
 struct sleepy_irq_cpu {
-	u64 hardirq_start_ns;
 	u64 softirq_start_ns;
 	u64 raised_ns[NR_SOFTIRQS];	/* 0: not raised since its last run */
 	struct sleepy_irq_hist_slot hist[SLEEPY_IRQ_HIST_SLOTS];
@@ -67,14 +71,25 @@ struct sleepy_irq_cpu {
 };
 
 /*
- * The hard interrupt and the softirq this CPU is handling, while the hooks
- * are on: what woke a task from interrupt context (sched.c).  0 in a kind
- * is none; softirq is its number + 1.  Written by the CPU itself.
+ * The hard interrupts and the softirq this CPU is handling, while the
+ * hooks are on: for the histograms' start times, and to name what woke a
+ * task from interrupt context (sched.c).  Hard interrupts nest when a
+ * demultiplexing handler calls another IRQ's, so they are a small stack;
+ * deeper ones are counted but not timed.  Written by the CPU itself with
+ * interrupts off.
  */
+#define SLEEPY_IRQ_NESTING	4
+
+struct sleepy_irq_frame {
+	u32 kind;
+	u32 number;
+	u64 start_ns;		/* 0: no session timed its start */
+};
+
 struct sleepy_irq_source {
-	u32 hardirq_kind;	/* enum sleepy_irq_kind + 1 */
-	u32 hardirq;
-	u32 softirq;
+	u32 depth;		/* hard interrupts entered and not left */
+	u32 softirq;		/* the softirq's number + 1, 0: none */
+	struct sleepy_irq_frame hardirq[SLEEPY_IRQ_NESTING];
 };
 
 static DEFINE_PER_CPU(struct sleepy_irq_source, sleepy_irq_source);
@@ -84,21 +99,24 @@ static DEFINE_PER_CPU(struct sleepy_irq_source, sleepy_irq_source);
  * @kind: set to the enum sleepy_irq_kind of it
  *
  * Returns the IRQ, vector or softirq number, or SLEEPY_IRQ_OTHER if the
- * hooks did not see its start (it began before the session).  Interrupts
- * off, in hard-irq or softirq context.
+ * hooks did not see it start (an interrupt they do not wrap, or one that
+ * began before the session).  Interrupts off, in hard-irq or softirq
+ * context.
  */
 u32 sleepy_irq_current(u32 *kind)
 {
-	u32 hardirq_kind = __this_cpu_read(sleepy_irq_source.hardirq_kind);
-	u32 softirq = __this_cpu_read(sleepy_irq_source.softirq);
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+	u32 depth = source->depth;
 
 	if (in_hardirq()) {
-		*kind = hardirq_kind ? hardirq_kind - 1 : SLEEPY_IRQ_HARDIRQ;
-		return hardirq_kind ? __this_cpu_read(sleepy_irq_source.hardirq) :
-				      SLEEPY_IRQ_OTHER;
+		*kind = SLEEPY_IRQ_HARDIRQ;
+		if (!depth || depth > SLEEPY_IRQ_NESTING)
+			return SLEEPY_IRQ_OTHER;
+		*kind = source->hardirq[depth - 1].kind;
+		return source->hardirq[depth - 1].number;
 	}
 	*kind = SLEEPY_IRQ_SOFTIRQ;
-	return softirq ? softirq - 1 : SLEEPY_IRQ_OTHER;
+	return source->softirq ? source->softirq - 1 : SLEEPY_IRQ_OTHER;
 }
 
 /* The session recording interrupts, if one runs, and this CPU's tables. */
@@ -119,7 +137,7 @@ sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number)
 	struct sleepy_irq_hist_slot *slot;
 	u32 n;
 
-	for (n = 0; n < SLEEPY_IRQ_HIST_SLOTS; n++) {
+	for (n = 0; n < SLEEPY_IRQ_PROBES; n++) {
 		slot = &cpu->hist[i];
 
 		if (!slot->kind) {
@@ -144,7 +162,7 @@ sleepy_irq_app_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number, u32 appid)
 	struct sleepy_irq_app_slot *slot;
 	u32 n;
 
-	for (n = 0; n < SLEEPY_IRQ_APP_SLOTS; n++) {
+	for (n = 0; n < SLEEPY_IRQ_PROBES; n++) {
 		slot = &cpu->apps[i];
 
 		if (!slot->kind) {
@@ -194,29 +212,33 @@ static void sleepy_irq_account(struct sleepy_session *session,
 
 void __sleepy_irq_entry(unsigned int kind, unsigned int number)
 {
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+	struct sleepy_irq_frame *frame;
 	struct sleepy_irq_cpu *cpu;
 
-	__this_cpu_write(sleepy_irq_source.hardirq_kind, kind + 1);
-	__this_cpu_write(sleepy_irq_source.hardirq, number);
-	if (sleepy_irq_session(&cpu))
-		cpu->hardirq_start_ns = sleepy_now();
+	if (source->depth++ >= SLEEPY_IRQ_NESTING)
+		return;
+	frame = &source->hardirq[source->depth - 1];
+	frame->kind = kind;
+	frame->number = number;
+	frame->start_ns = sleepy_irq_session(&cpu) ? sleepy_now() : 0;
 }
 
 void __sleepy_irq_exit(unsigned int kind, unsigned int number)
 {
-	struct sleepy_session *session = NULL;
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+	struct sleepy_session *session;
 	struct sleepy_irq_cpu *cpu;
 	u64 start;
 
-	__this_cpu_write(sleepy_irq_source.hardirq_kind, 0);
-	if (kind < SLEEPY_IRQ_KINDS)
-		session = sleepy_irq_session(&cpu);
-	if (!session)
+	/* Zero: the hooks came on while this handler ran. */
+	if (!source->depth)
 		return;
-	start = cpu->hardirq_start_ns;
-	cpu->hardirq_start_ns = 0;
-	/* Zero: the session started while this handler ran. */
-	if (start)
+	if (source->depth-- > SLEEPY_IRQ_NESTING)
+		return;
+	start = source->hardirq[source->depth].start_ns;
+	session = sleepy_irq_session(&cpu);
+	if (session && start && kind < SLEEPY_IRQ_KINDS)
 		sleepy_irq_account(session, cpu, kind, number,
 				   sleepy_now() - start, true);
 }
@@ -279,6 +301,8 @@ void __sleepy_softirq_exit(unsigned int nr)
 /* Allocates the tables of a session that asked for them; process context. */
 int sleepy_irq_create(struct sleepy_session *session)
 {
+	/* alloc_percpu() serves no more than that. */
+	BUILD_BUG_ON(sizeof(struct sleepy_irq_cpu) > PCPU_MIN_UNIT_SIZE);
 	if (!(session->attr.flags & SLEEPY_FLAG_IRQ))
 		return 0;
 	session->irq = alloc_percpu(struct sleepy_irq_cpu);
@@ -311,9 +335,10 @@ void sleepy_irq_stop(void)
 }
 
 /*
- * Forgets what every CPU was handling, so that the next session does not
- * take a handler it did not see start for the last one it saw.  After the
- * stop's grace period: no hook runs any more.
+ * Forgets what every CPU was handling, so that the next session neither
+ * takes a handler it did not see start for the last one it saw nor keeps
+ * a depth whose exit the hooks, turned off, did not see.  After the stop's
+ * grace period: no handler that saw the hooks on still runs.
  */
 void sleepy_irq_reset(void)
 {
@@ -380,8 +405,9 @@ static void sleepy_irq_write_cpu(struct sleepy_session *session,
 
 /*
  * Writes every CPU's tables into the stream, in the buffer of the CPU the
- * stop runs on.  The caller has turned the hooks off and waited for a
- * grace period: no handler updates them any more.
+ * write runs on (each record is written with interrupts off).  The caller
+ * has turned the hooks off and waited for a grace period: no handler
+ * updates them any more.  A buffer too full for them counts the drops.
  */
 void sleepy_irq_write(struct sleepy_session *session)
 {
@@ -389,9 +415,6 @@ void sleepy_irq_write(struct sleepy_session *session)
 
 	if (!session->irq)
 		return;
-	for_each_possible_cpu(cpu) {
-		migrate_disable();
+	for_each_possible_cpu(cpu)
 		sleepy_irq_write_cpu(session, cpu);
-		migrate_enable();
-	}
 }

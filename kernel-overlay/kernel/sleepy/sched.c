@@ -78,6 +78,9 @@ static u32 sleepy_switch_reason(bool preempt, struct task_struct *prev,
 		return SLEEPY_SWITCH_PREEMPTED;
 	if (prev_state & TASK_DEAD)
 		return SLEEPY_SWITCH_EXITING;
+	/* PREEMPT_RT's sleeping spinlocks: lock contention. */
+	if (prev_state & TASK_RTLOCK_WAIT)
+		return SLEEPY_SWITCH_BLOCKED;
 	if (prev->in_iowait)
 		return SLEEPY_SWITCH_IO;
 	if ((prev_state & TASK_UNINTERRUPTIBLE) && !(prev_state & TASK_NOLOAD))
@@ -109,18 +112,6 @@ static unsigned long __sched sleepy_blocked_at(void)
 	return 0;
 }
 
-/* Whether the filter selects @prev, which runs for the last time. */
-static bool sleepy_exiting_selected(struct sleepy_session *session,
-				    struct task_struct *prev)
-{
-	bool selected;
-
-	rcu_read_lock();
-	selected = sleepy_selected(session, prev);
-	rcu_read_unlock();
-	return selected;
-}
-
 void __sched __sleepy_switch(bool preempt, struct task_struct *prev,
 			     struct task_struct *next, unsigned int prev_state)
 {
@@ -135,13 +126,14 @@ void __sched __sleepy_switch(bool preempt, struct task_struct *prev,
 	rec.next_appid = sleepy_task_appid(session, next);
 	rec.reason = sleepy_switch_reason(preempt, prev, prev_state);
 	/*
-	 * With a pid filter, only the selected processes have an appid; the
+	 * With a pid filter, only the selected processes have an appid.  The
 	 * last thread of one has lost it in the exit hook before its last
-	 * switch, which ends its life in the stream.
+	 * switch, which ends its life in the stream, and a released task
+	 * cannot be asked whose it was: every exiting switch is written, and
+	 * the reader knows the selected threads by their earlier records.
 	 */
 	if (session->filter && !rec.prev_appid && !rec.next_appid &&
-	    !(rec.reason == SLEEPY_SWITCH_EXITING &&
-	      sleepy_exiting_selected(session, prev)))
+	    rec.reason != SLEEPY_SWITCH_EXITING)
 		return;
 
 	rec.time_ns = sleepy_now();

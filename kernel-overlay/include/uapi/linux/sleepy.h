@@ -246,8 +246,9 @@ enum sleepy_switch_reason {
  * @reason: enum sleepy_switch_reason, of @prev_tid
  *
  * With a pid filter, only switches from or to a selected process are
- * written.  A task's time off the CPU is the time between its switch away
- * and its next switch to, on any CPU.
+ * written, and every task's last switch (reason exiting).  A task's time
+ * off the CPU is the time between its switch away and its next switch to,
+ * on any CPU.
  */
 struct sleepy_switch {
 	struct sleepy_record_header header;

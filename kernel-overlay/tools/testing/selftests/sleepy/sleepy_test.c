@@ -751,10 +751,9 @@ static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
 		struct sleepy_wakeup *w = (void *)r;
 
 		if (r->type == SLEEPY_REC_SWITCH) {
-			/* The exit hook took the appid before the last switch. */
+			/* Every task's last switch is written (uapi header). */
 			if (!sw->prev_appid && !sw->next_appid &&
-			    !(sw->prev_tid == (uint32_t)child &&
-			      sw->reason == SLEEPY_SWITCH_EXITING))
+			    sw->reason != SLEEPY_SWITCH_EXITING)
 				c->unselected++;
 			if (sw->kernel_ip)
 				c->kernel_ips++;
