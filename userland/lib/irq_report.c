@@ -34,27 +34,6 @@ static int cmp_charges(const void *a, const void *b)
 	return x->appid < y->appid ? -1 : x->appid > y->appid;
 }
 
-/* The table's slots in a sorted array the caller frees; *n of them. */
-static void *sorted(struct sleepy_table *table, size_t size, size_t *n,
-		    int (*cmp)(const void *, const void *))
-{
-	char *rows = malloc((table->used ?: 1) * size);
-	size_t i;
-
-	if (!rows) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	for (i = 0, *n = 0; i < table->capacity; i++) {
-		const void *slot = sleepy_table_slot(table, i);
-
-		if (slot)
-			memcpy(rows + (*n)++ * size, slot, size);
-	}
-	qsort(rows, *n, size, cmp);
-	return rows;
-}
-
 /* BCC's print_log2_hist(), on ns buckets: rows from the first to the last used. */
 static void print_histogram(FILE *out, const char *name,
 			    const struct sleepy_irq_total *t)
@@ -113,7 +92,7 @@ static void report_kind(struct sleepy_output *out,
 	size_t n, i, shown = 0;
 	int c;
 
-	rows = sorted(&irqs->totals, sizeof(*rows), &n, cmp_totals);
+	rows = sleepy_table_sorted(&irqs->totals, &n, cmp_totals);
 	/* The histogram goes under the table in text, into the row in JSON/CSV. */
 	sleepy_output_table(out, key, title, columns, text ? 5 : 6);
 	for (i = 0; i < n; i++) {
@@ -183,7 +162,7 @@ static void report_by_app(struct sleepy_output *out,
 	const char *p[5] = { cells[0], cells[1], cells[2], cells[3], cells[4] };
 	size_t n, i, shown = 0;
 
-	rows = sorted(&irqs->charges, sizeof(*rows), &n, cmp_charges);
+	rows = sleepy_table_sorted(&irqs->charges, &n, cmp_charges);
 	sleepy_output_table(out, "irq_by_app",
 			    "Interrupt time taken from each application instance",
 			    columns, 5);

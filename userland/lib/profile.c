@@ -60,6 +60,22 @@ void *sleepy_table_slot(struct sleepy_table *table, size_t index)
 	return entry_slot(table, index);
 }
 
+void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
+			  int (*cmp)(const void *, const void *))
+{
+	size_t size = table->slot_size, i;
+	char *rows = xcalloc(table->used ?: 1, size);
+
+	for (i = 0, *n = 0; i < table->capacity; i++) {
+		const void *slot = sleepy_table_slot(table, i);
+
+		if (slot)
+			memcpy(rows + (*n)++ * size, slot, size);
+	}
+	qsort(rows, *n, size, cmp);
+	return rows;
+}
+
 static uint64_t mix(uint64_t key)
 {
 	key ^= key >> 33;

@@ -107,5 +107,11 @@ void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 		       int (*match)(const void *slot, const void *arg),
 		       const void *arg);
 void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+/*
+ * Copies of the table's slots, sorted by @cmp, in an array the caller
+ * frees; *n is set to their number.
+ */
+void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
+			  int (*cmp)(const void *, const void *));
 
 #endif

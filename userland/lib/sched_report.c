@@ -47,26 +47,6 @@ static void put_ip(char *cell, uint64_t ip)
 		snprintf(cell, CELL, "-");
 }
 
-static void *sorted_slots(struct sleepy_table *table, size_t size, size_t *n,
-			  int (*cmp)(const void *, const void *))
-{
-	char *rows = malloc((table->used ?: 1) * size);
-	size_t i;
-
-	if (!rows) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	for (i = 0, *n = 0; i < table->capacity; i++) {
-		const void *slot = sleepy_table_slot(table, i);
-
-		if (slot)
-			memcpy(rows + (*n)++ * size, slot, size);
-	}
-	qsort(rows, *n, size, cmp);
-	return rows;
-}
-
 static int cmp_u64_desc(uint64_t a, uint64_t b)
 {
 	return a < b ? 1 : a > b ? -1 : 0;
@@ -161,7 +141,7 @@ static void report_offcpu(struct sleepy_output *out,
 	size_t n, i, shown = 0;
 	struct cells c;
 
-	sites = sorted_slots(&profile->sched->sites, sizeof(*sites), &n, cmp_sites);
+	sites = sleepy_table_sorted(&profile->sched->sites, &n, cmp_sites);
 	sleepy_output_table(out, "offcpu",
 			    "Off-CPU time by application, reason and site",
 			    columns, 6);
@@ -213,7 +193,7 @@ static void report_wall(struct sleepy_output *out,
 	unsigned int k;
 	struct cells c;
 
-	walls = sorted_slots(&profile->sched->walls, sizeof(*walls), &n, cmp_walls);
+	walls = sleepy_table_sorted(&profile->sched->walls, &n, cmp_walls);
 	sleepy_output_table(out, "wall",
 			    "Wall-clock time by application instance (on + off + wait = lifetime)",
 			    columns, 14);
@@ -364,7 +344,7 @@ void sleepy_sched_report(struct sleepy_output *out,
 	sleepy_sched_replay(profile->sched, profile, begin_ns, end_ns);
 	report_offcpu(out, opts, profile);
 	report_wall(out, opts, profile);
-	links = sorted_slots(&profile->sched->links, sizeof(*links), &n, cmp_links);
+	links = sleepy_table_sorted(&profile->sched->links, &n, cmp_links);
 	report_wakeups(out, opts, profile, links, n);
 	if (opts->chain_name)
 		report_chain(out, opts, profile, links, n);
