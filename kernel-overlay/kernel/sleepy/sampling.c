@@ -20,6 +20,14 @@
  * callback restarts a timer, so cancelling every possible CPU's timer ends
  * sampling for good.
  *
+ * Grid: every CPU's timer fires at the multiples of the period in
+ * CLOCK_MONOTONIC, as the tick fires at the multiples of TICK_NSEC, so
+ * that the CPUs' samples are simultaneous and no CPU's timer expires just
+ * before another's.  That matters under a hypervisor that runs several
+ * vCPUs on one host CPU and switches between them at timer deadlines (QEMU
+ * with -icount does): two grids d apart leave one vCPU d of every period,
+ * less than an interrupt takes when d is small, so its task never ran.
+ *
  * Rate: the timer rearms at least half a period ahead on its grid, so a
  * CPU too slow for the frequency (or an interrupt held off too long) skips
  * and counts periods instead of sampling back to back.  An hrtimer that
@@ -30,6 +38,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 #include <linux/lockdep.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
@@ -162,6 +171,15 @@ void __sleepy_idle_exit(void)
 	}
 }
 
+/* The first multiple of @period after @now: a point of the common grid. */
+static ktime_t sleepy_grid_next(ktime_t now, ktime_t period)
+{
+	u64 into_period;
+
+	div64_u64_rem(now, period, &into_period);
+	return ktime_add_ns(now, period - into_period);
+}
+
 /* Starts this CPU's timer for the running session, if it has one. */
 static void sleepy_hrtimer_start_local(void *unused)
 {
@@ -173,8 +191,9 @@ static void sleepy_hrtimer_start_local(void *unused)
 		return;
 	__this_cpu_write(sleepy_hrtimer_parked, false);
 	__this_cpu_write(sleepy_idle_periods, 0);
-	hrtimer_start(this_cpu_ptr(&sleepy_hrtimer), session->period,
-		      HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(this_cpu_ptr(&sleepy_hrtimer),
+		      sleepy_grid_next(ktime_get(), session->period),
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 static int sleepy_cpu_online(unsigned int cpu)
