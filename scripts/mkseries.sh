@@ -85,8 +85,12 @@ session through an RCU pointer behind a static key; the stop clears it
 and waits for a grace period before it cancels the timers.  A CPU
 hotplug state starts and cancels each CPU's timer, so a CPU that goes
 down does not leave its timer on another one and a CPU that comes up
-is sampled.  The timer rearms at least half a period ahead, counting
-the periods it skipped, and parks on an idle CPU until it leaves idle.
+is sampled.  All CPUs' timers fire on the multiples of the period, as
+the tick does on the multiples of TICK_NSEC: under QEMU -icount, timers
+a few microseconds apart let one vCPU run only that long per period,
+and at 50 kHz its task never ran.  The timer rearms at least half a
+period ahead, counting the periods it skipped, and parks on an idle CPU
+until it leaves idle.
 With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
 and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
 handler times, written at the stop (the scheduler's and the interrupt
