@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/diff.h"
+#include "lib/folded.h"
 #include "lib/options.h"
 #include "lib/output.h"
 #include "lib/profile.h"
@@ -21,6 +22,8 @@ static const char usage[] =
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]]\n"
 "                    [--irq-by-app] FILE\n"
+"       sleepy-parse --folded cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
+"                    [-s BINARY]... FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
@@ -36,11 +39,20 @@ static const char usage[] =
 "as BCC's hardirqs -d and softirqs -d) and softirqs' delay from raise to\n"
 "run.  Times are ms in text, ns in CSV and JSON.\n"
 "\n"
+"With --folded, the output is folded stacks for flame graphs (FlameGraph,\n"
+"speedscope) instead of the reports: one line per stack, frames root\n"
+"first joined by ';', then a space and the weight.  cpu: app#i;FUNCTION\n"
+"(or user IP, or kernel IP_[k]) and its samples; offcpu (a --sched\n"
+"recording): app#i;[REASON];USER SITE;KERNEL SITE_[k] and its off-CPU ns.\n"
+"\n"
 "EXAMPLES:\n"
 "    sleepy-parse sleepy.data\n"
 "    sleepy-parse --top 10 --app btree#1 -s ./btree sleepy.data\n"
 "    sleepy-parse --format json sleepy.data > report.json\n"
 "    sleepy-parse --chain reader#1 --depth 3 sched.data\n"
+"    sleepy-parse --folded cpu -s ./btree sleepy.data | flamegraph.pl > cpu.svg\n"
+"    sleepy-parse --folded offcpu sched.data |\n"
+"        flamegraph.pl --countname=ns > offcpu.svg\n"
 "    sleepy-parse diff before.data after.data    # see diff --help\n"
 "\n"
 "OPTIONS:\n"
@@ -52,15 +64,21 @@ static const char usage[] =
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "        --irq-by-app     with --irq: interrupt time taken from each app\n"
+"        --folded WHAT    folded stacks, cpu or offcpu, instead of the\n"
+"                         reports; --top N keeps the N heaviest; not with\n"
+"                         --format, --chain or --irq-by-app\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
 "Exit status: 0 ok, 1 unreadable or damaged recording (what could be read\n"
-"is still reported), 2 bad usage.\n";
+"is still reported) or --folded offcpu without --sched, 2 bad usage.\n";
 
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
+	bool folded;				/* --folded: folded_kind */
+	enum sleepy_folded_kind folded_kind;
+	const char *report_option;		/* given, of the reports only */
 };
 
 /* NAME or NAME#INSTANCE, split in place; -1 if INSTANCE is no number. */
@@ -92,6 +110,7 @@ static int bad_option(const char *option, const char *value)
 
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
+	enum { OPT_FOLDED = 256 };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -100,6 +119,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "chain", required_argument, NULL, 'c' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "irq-by-app", no_argument, NULL, 'I' },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -126,9 +146,19 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			if (parse_app(optarg, &opts->report.chain_name,
 				      &opts->report.chain_instance))
 				return bad_option("--chain", optarg);
+			opts->report_option = "--chain";
 			break;
 		case 'I':
 			opts->report.irq_by_app = true;
+			opts->report_option = "--irq-by-app";
+			break;
+		case OPT_FOLDED:
+			if (!sleepy_folded_parse(optarg, &opts->folded_kind)) {
+				fprintf(stderr, "sleepy-parse: unknown --folded '%s' (cpu or offcpu)\n",
+					optarg);
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->folded = true;
 			break;
 		case 'd':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
@@ -145,6 +175,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					optarg);
 				return SLEEPY_EXIT_USAGE;
 			}
+			opts->report_option = "--format";
 			break;
 		case 's':
 			if (opts->report.nsymbols == MAX_SYMBOL_FILES) {
@@ -176,6 +207,11 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	}
 	if (opts->report.chain_depth && !opts->report.chain_name) {
 		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (opts->folded && opts->report_option) {
+		fprintf(stderr, "sleepy-parse: --folded prints no reports: %s does not go with it\n",
+			opts->report_option);
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (!opts->report.chain_depth)
@@ -315,7 +351,14 @@ int main(int argc, char **argv)
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
 	}
-	sleepy_report(stdout, &opts.report, &profile, &rec);
+	if (!opts.folded) {
+		sleepy_report(stdout, &opts.report, &profile, &rec);
+	} else if (sleepy_folded(stdout, &opts.report, opts.folded_kind,
+				 &profile, &rec)) {
+		fprintf(stderr, "sleepy-parse: %s has no context switches (record with sleepy-start --sched)\n",
+			opts.report.path);
+		ret = SLEEPY_EXIT_ERROR;
+	}
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 out:

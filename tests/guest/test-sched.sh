@@ -90,7 +90,7 @@ if [ "${1-}" = storm ]; then
 	exit 0
 fi
 
-plan 11
+plan 13
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
@@ -109,6 +109,18 @@ check "sleeper: woken $(field "$w" count) times by $(field "$w" waker), the loca
 function=$(kernel_function "$(field "$r" kernel_ip)")
 check "sleeper: the kernel site $(field "$r" kernel_ip) is in ${function:-nothing}, a nanosleep function" \
 	eval 'case "$function" in *nanosleep*) true ;; *) false ;; esac'
+# The same as folded stacks: one line per stack, "FRAMES NS", heaviest
+# first; the sleeper's sleep site is the report's.
+sleepy-parse --folded offcpu /tmp/sleeper.data > /tmp/sleeper.folded
+status=$?
+folded=$(grep '^sleeper#1;\[sleep\];' /tmp/sleeper.folded | head -n1)
+echo "# folded: $folded"
+check "sleeper: --folded offcpu puts ${folded##* } ns on its sleep site, within 5% of 2 s and as in the report" \
+	eval 'between "${folded##* }" 1900000000 2100000000 && [ "${folded##* }" = "$total" ]'
+lines=$(wc -l < /tmp/sleeper.folded)
+bad=$(grep -cvE '^[^ ]+( [^ ]+)* [0-9]+$' /tmp/sleeper.folded)
+check "sleeper: --folded offcpu exits $status with $lines lines, $bad of them not FRAMES WEIGHT" \
+	eval '[ "$status" = 0 ] && [ "$lines" -gt 0 ] && [ "$bad" = 0 ]'
 
 # A reader blocked on a pipe that a writer feeds every 20 ms, 100 times.
 sleepy-record --sched -o /tmp/pipe.data -- sh -c "$bin/writer 100 20 | $bin/reader" > /tmp/reader.out

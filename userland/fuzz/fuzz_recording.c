@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: does with its input what sleepy-parse does with a
  * file -- check the header, read every record, aggregate, sort and write
- * every report in every format -- through the same library calls.  An
+ * every report in every format, and the folded stacks -- through the same
+ * library calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
  * function runs too (loading ELF files is not reachable from a
  * recording).  replay.c runs the same function without libFuzzer.
@@ -14,6 +15,7 @@
 #include "lib/profile.h"
 #include "lib/recording.h"
 #include "lib/diff.h"
+#include "lib/folded.h"
 #include "lib/report.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -102,6 +104,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		filtered.format = formats[i];
 		sleepy_report(sink, &everything, &profile, &rec);
 		sleepy_report(sink, &filtered, &profile, &rec);
+	}
+	/* sleepy-parse --folded cpu|offcpu, with either set of options */
+	for (i = SLEEPY_FOLDED_CPU; i <= SLEEPY_FOLDED_OFFCPU; i++) {
+		sleepy_folded(sink, &everything, i, &profile, &rec);
+		sleepy_folded(sink, &filtered, i, &profile, &rec);
 	}
 	/* sleepy-parse diff FILE FILE */
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },

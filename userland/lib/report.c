@@ -29,17 +29,23 @@ symbols_for(const struct sleepy_report_options *opts,
 	return NULL;
 }
 
-static const char *function_of(const struct sleepy_report_options *opts,
-			       const struct sleepy_app *app,
-			       const struct sleepy_ip_count *ip)
+const char *sleepy_report_function(const struct sleepy_report_options *opts,
+				   const struct sleepy_app *app, uint64_t ip)
 {
 	const struct sleepy_symbols *symbols = symbols_for(opts, app);
 	const struct sleepy_symbol *sym;
 
-	if (!symbols || ip->in_kernel)
+	if (!symbols)
 		return NULL;
-	sym = sleepy_symbols_find(symbols, ip->ip);
+	sym = sleepy_symbols_find(symbols, ip);
 	return sym ? sym->name : NULL;
+}
+
+static const char *function_of(const struct sleepy_report_options *opts,
+			       const struct sleepy_app *app,
+			       const struct sleepy_ip_count *ip)
+{
+	return ip->in_kernel ? NULL : sleepy_report_function(opts, app, ip->ip);
 }
 
 struct function_count {

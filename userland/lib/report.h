@@ -39,6 +39,10 @@ struct sleepy_report_options {
 bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
 				const struct sleepy_app *app);
 
+/* The function of @app's user IP @ip, from the symbols; NULL if unknown. */
+const char *sleepy_report_function(const struct sleepy_report_options *opts,
+				   const struct sleepy_app *app, uint64_t ip);
+
 /* Writes every report of @profile, read from @rec, to @out. */
 void sleepy_report(FILE *out, const struct sleepy_report_options *opts,
 		   struct sleepy_profile *profile,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Host unit tests of the recording reader, the aggregation, the symbol
- * lookup and the option parsers.  TAP output; exit status 1 on failure.
+ * lookup, the option parsers and the reports' computations.  TAP output; exit status 1 on failure.
  * Argument: the build directory (for a benchmark binary with symbols).
  */
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 #include "lib/output.h"
 #include "lib/profile.h"
 #include "lib/diff.h"
+#include "lib/folded.h"
 #include "lib/irq.h"
 #include "lib/recording.h"
 #include "lib/sched.h"
@@ -19,7 +20,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 48
+#define PLANNED_TESTS 53
 
 static int failures, tests;
 
@@ -533,6 +534,169 @@ out:
 	free(b.data);
 }
 
+/* sleepy_folded()'s status, and its output in @buf. */
+static int folded(char *buf, size_t size,
+		  const struct sleepy_report_options *opts,
+		  enum sleepy_folded_kind kind, struct sleepy_profile *p,
+		  const struct sleepy_recording *rec)
+{
+	FILE *f;
+	int ret;
+
+	memset(buf, 0, size);
+	f = fmemopen(buf, size - 1, "w");
+	if (!f)
+		return -2;
+	ret = sleepy_folded(f, opts, kind, p, rec);
+	fclose(f);
+	return ret;
+}
+
+/* @text, line by line, as TAP comments. */
+static void comment(const char *label, const char *text)
+{
+	size_t len;
+
+	printf("# %s:\n", label);
+	for (; *text; text += len + !!text[len]) {
+		len = strcspn(text, "\n");
+		printf("#   %.*s\n", (int)len, text);
+	}
+}
+
+/* A check that @out is @want (and @ok); if not, both as TAP comments. */
+static void check_output(int ok, const char *out, const char *want,
+			 const char *name)
+{
+	ok = ok && !strcmp(out, want);
+	check(ok, "%s", name);
+	if (!ok) {
+		comment("got", out);
+		comment("expected", want);
+	}
+}
+
+/*
+ * Samples as folded stacks: IPs of one function merged, ';' and a newline
+ * in a function's name replaced, kernel IPs marked _[k], an app without
+ * symbols by IP; --app and --top apply.
+ */
+static void test_folded_cpu(void)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x401000, .size = 0x40, .name = "main" },
+		{ .start = 0x401100, .size = 0x100, .name = "a;b\n" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "loop", .syms = syms, .count = 2,
+	};
+	struct sleepy_report_options opts = { .symbols = &symbols, .nsymbols = 1 };
+	enum sleepy_folded_kind kind;
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char out[1024];
+	int i, ret;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "loop", 1);
+	put_app(&b, 2, "other", 1);
+	for (i = 0; i < 5; i++)
+		put_sample(&b, 1, i < 3 ? 0x401000 : 0x401004, 0, 0);
+	put_sample(&b, 1, 0x401104, 0, 0);
+	put_sample(&b, 1, 0x401108, 0, 0);
+	put_sample(&b, 1, 0x500000, 0, 0);
+	put_sample(&b, 1, 0x500000, 0, 0);
+	put_sample(&b, 1, 0xffffffff81000040, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	put_sample(&b, 1, 0, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	for (i = 0; i < 4; i++)
+		put_sample(&b, 2, 0x401000, 0, 0);
+	put_trailer(&b, 15, 0);
+	read_all(&b, &rec, &p);
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check_output(ret == 0, out,
+		     "loop#1;main 5\n"
+		     "other#1;0x401000 4\n"
+		     "loop#1;0x500000 2\n"
+		     "loop#1;a_b_ 2\n"
+		     "loop#1;0xffffffff81000040_[k] 1\n"
+		     "loop#1;[kernel]_[k] 1\n",
+		     "folded cpu: IPs merged by function, heaviest first, _[k], ';' and newline replaced");
+	opts.app_name = "loop";
+	opts.top = 2;
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check_output(ret == 0, out, "loop#1;main 5\nloop#1;0x500000 2\n",
+		     "folded cpu: --app loop --top 2 keeps loop's two heaviest stacks");
+	check(folded(out, sizeof(out), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
+	      !out[0], "folded offcpu: refused without context switches, nothing written");
+	check(sleepy_folded_parse("cpu", &kind) && kind == SLEEPY_FOLDED_CPU &&
+	      sleepy_folded_parse("offcpu", &kind) && kind == SLEEPY_FOLDED_OFFCPU &&
+	      !sleepy_folded_parse("off-cpu", &kind) && !sleepy_folded_parse("", &kind),
+	      "folded: cpu and offcpu parsed, others refused");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+/* The kernel IP of the switch put last (a -k recording). */
+static void put_kernel_ip(struct builder *b, uint64_t kernel_ip)
+{
+	struct sleepy_switch *s = (void *)(b->data + b->size - sizeof(*s));
+
+	s->kernel_ip = kernel_ip;
+}
+
+/*
+ * Off-CPU time as folded stacks, weighted in ns: two sleeps (and their
+ * run-queue waits) at two IPs of one function and one kernel site merged,
+ * a preemption without a kernel site, a sleep without a user site that
+ * ran as soon as it was woken: its run-queue wait of 0 ns is no line.
+ */
+static void test_folded_offcpu(void)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x400000, .size = 0x100, .name = "nap" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "sleeper", .syms = syms, .count = 1,
+	};
+	const struct sleepy_report_options opts = { .symbols = &symbols, .nsymbols = 1 };
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char out[1024];
+	int ret;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "sleeper", 1);
+	put_app(&b, 2, "waker", 1);
+	put_switch(&b, 0, 1000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 1100, 100, 1, SLEEPY_SWITCH_SLEEP, 0x400010, 0, 0);
+	put_kernel_ip(&b, 0xffffffff81001000);
+	put_wakeup(&b, 0, 2100, 300, 2, 100, 1, 0);
+	put_switch(&b, 0, 2200, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 2300, 100, 1, SLEEPY_SWITCH_SLEEP, 0x400020, 0, 0);
+	put_kernel_ip(&b, 0xffffffff81001000);
+	put_wakeup(&b, 0, 2800, 300, 2, 100, 1, 0);
+	put_switch(&b, 0, 2800, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 3000, 100, 1, SLEEPY_SWITCH_PREEMPTED, 0x500000, 0, 0);
+	put_switch(&b, 0, 3200, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 3500, 100, 1, SLEEPY_SWITCH_SLEEP, 0, 0, 0);
+	put_wakeup(&b, 0, 3600, 300, 2, 100, 1, 0);
+	put_switch(&b, 0, 3600, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 4000, 100, 1, SLEEPY_SWITCH_EXITING, 0x400030, 0, 0);
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec);
+	check_output(ret == 0, out,
+		     "sleeper#1;[sleep];nap;0xffffffff81001000_[k] 1500\n"
+		     "sleeper#1;[preempted];0x500000 200\n"
+		     "sleeper#1;[runqueue];nap;0xffffffff81001000_[k] 100\n"
+		     "sleeper#1;[sleep] 100\n",
+		     "folded offcpu: ns by reason and site, sites of one function merged, unknown sites and 0 ns left out");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 /* Two CPUs' histograms of one IRQ sum up; names come from the copy. */
 static void test_irq_histograms(void)
 {
@@ -612,6 +776,8 @@ int main(int argc, char **argv)
 	test_parsers();
 	test_function_rows();
 	test_sched_replay();
+	test_folded_cpu();
+	test_folded_offcpu();
 	test_irq_histograms();
 	test_emd();
 	return failures ? 1 : 0;

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy-parse --folded; see folded.h.  Each sample count or off-CPU site
+ * becomes a stack string, merged with the lines of the same text in a
+ * table keyed by the string's hash.  Frames come from names the tools do
+ * not control (symbol tables), so ';', which separates frames, and control
+ * bytes, which would break lines, become '_' in them.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded.h"
+#include "sched.h"
+
+#define FRAME		32	/* "0x" + 16 hex digits + "_[k]", "[runqueue]" */
+#define MAX_FRAMES	4	/* app, reason, user, kernel */
+
+struct folded_line {
+	char *stack;
+	uint64_t weight;
+};
+
+bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind)
+{
+	if (!strcmp(name, "cpu"))
+		*kind = SLEEPY_FOLDED_CPU;
+	else if (!strcmp(name, "offcpu"))
+		*kind = SLEEPY_FOLDED_OFFCPU;
+	else
+		return false;
+	return true;
+}
+
+/* FNV-1a */
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+static int same_stack(const void *slot, const void *arg)
+{
+	return !strcmp(((const struct folded_line *)slot)->stack, arg);
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+/* @frames joined by ';', in a string the caller frees. */
+static char *join(const char *const *frames, unsigned int n)
+{
+	size_t len = 0;
+	unsigned int f;
+	const char *s;
+	char *stack, *p;
+
+	for (f = 0; f < n; f++)
+		len += strlen(frames[f]) + 1;
+	stack = malloc(len);
+	if (!stack) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	for (f = 0, p = stack; f < n; f++) {
+		for (s = frames[f]; *s; s++)
+			*p++ = *s == ';' || iscntrl((unsigned char)*s) ? '_' : *s;
+		*p++ = ';';
+	}
+	p[-1] = '\0';
+	return stack;
+}
+
+static void add(struct sleepy_table *lines, const char *const *frames,
+		unsigned int n, uint64_t weight)
+{
+	struct folded_line *line;
+	char *stack;
+
+	if (!weight)
+		return;
+	stack = join(frames, n);
+	line = sleepy_table_get(lines, hash(stack), same_stack, stack);
+	if (line->stack)
+		free(stack);
+	else
+		line->stack = stack;
+	line->weight += weight;
+}
+
+/* 0xIP, with _[k] for a kernel IP. */
+static const char *ip_frame(char *buf, uint64_t ip, bool kernel)
+{
+	snprintf(buf, FRAME, "0x%" PRIx64 "%s", ip, kernel ? "_[k]" : "");
+	return buf;
+}
+
+/* A user IP's function, else the IP. */
+static const char *user_frame(char *buf,
+			      const struct sleepy_report_options *opts,
+			      const struct sleepy_app *app, uint64_t ip)
+{
+	return sleepy_report_function(opts, app, ip) ?: ip_frame(buf, ip, false);
+}
+
+/* app;function, app;0xIP or app;0xIP_[k]: samples. */
+static void add_samples(struct sleepy_table *lines,
+			const struct sleepy_report_options *opts,
+			struct sleepy_profile *profile)
+{
+	struct sleepy_ip_count **ips;
+	size_t nips, i;
+
+	ips = sleepy_profile_ips(profile, &nips);
+	for (i = 0; i < nips; i++) {
+		const struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
+		const char *frames[2] = { app->label };
+		char buf[FRAME];
+
+		if (!sleepy_report_app_selected(opts, app))
+			continue;
+		if (!ips[i]->in_kernel)
+			frames[1] = user_frame(buf, opts, app, ips[i]->ip);
+		else if (ips[i]->ip)
+			frames[1] = ip_frame(buf, ips[i]->ip, true);
+		else
+			frames[1] = "[kernel]_[k]";
+		add(lines, frames, 2, ips[i]->samples);
+	}
+	free(ips);
+}
+
+/* app;[reason];user site;kernel site_[k]: off-CPU ns. */
+static void add_offcpu(struct sleepy_table *lines,
+		       const struct sleepy_report_options *opts,
+		       struct sleepy_profile *profile)
+{
+	struct sleepy_table *sites = &profile->sched->sites;
+	size_t i;
+
+	for (i = 0; i < sites->capacity; i++) {
+		const struct sleepy_offcpu_site *site = sleepy_table_slot(sites, i);
+		char reason[FRAME], user[FRAME], kernel[FRAME];
+		const char *frames[MAX_FRAMES];
+		const struct sleepy_app *app;
+		unsigned int n = 0;
+
+		if (!site)
+			continue;
+		app = sleepy_profile_app(profile, site->appid);
+		if (!sleepy_report_app_selected(opts, app))
+			continue;
+		snprintf(reason, sizeof(reason), "[%s]",
+			 sleepy_time_kind_name(site->kind));
+		frames[n++] = app->label;
+		frames[n++] = reason;
+		if (site->user_ip)
+			frames[n++] = user_frame(user, opts, app, site->user_ip);
+		if (site->kernel_ip)
+			frames[n++] = ip_frame(kernel, site->kernel_ip, true);
+		add(lines, frames, n, site->total_ns);
+	}
+}
+
+int sleepy_folded(FILE *stream, const struct sleepy_report_options *opts,
+		  enum sleepy_folded_kind kind, struct sleepy_profile *profile,
+		  const struct sleepy_recording *rec)
+{
+	struct folded_line *lines;
+	struct sleepy_table table;
+	size_t n, i;
+
+	if (kind == SLEEPY_FOLDED_OFFCPU && !profile->sched)
+		return -1;
+	sleepy_table_init(&table, sizeof(*lines));
+	if (kind == SLEEPY_FOLDED_CPU) {
+		add_samples(&table, opts, profile);
+	} else {
+		sleepy_sched_replay(profile->sched, profile,
+				    rec->header.start_time_ns, profile->end_ns);
+		add_offcpu(&table, opts, profile);
+	}
+	lines = sleepy_table_sorted(&table, &n, cmp_lines);
+	for (i = 0; i < n; i++) {
+		if (!opts->top || i < opts->top)
+			fprintf(stream, "%s %" PRIu64 "\n", lines[i].stack,
+				lines[i].weight);
+		free(lines[i].stack);
+	}
+	free(lines);
+	sleepy_table_free(&table);
+	return 0;
+}

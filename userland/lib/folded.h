@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sleepy-parse --folded: a recording as folded stacks, the input of
+ * FlameGraph's flamegraph.pl and of speedscope.  One line per distinct
+ * stack: its frames, root first, joined by ';', one space and an integer
+ * weight.  The root is the application instance (name#instance); kernel
+ * frames end in _[k].  Lines are merged by their text (several IPs name
+ * one function) and sorted by weight descending, then by text.
+ */
+#ifndef SLEEPY_FOLDED_H
+#define SLEEPY_FOLDED_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "recording.h"
+#include "report.h"
+
+enum sleepy_folded_kind {
+	/* app;function (or 0xIP, 0xIP_[k]) samples */
+	SLEEPY_FOLDED_CPU,
+	/* app;[reason];user function or 0xIP;0xIP_[k] off-CPU ns (--sched) */
+	SLEEPY_FOLDED_OFFCPU,
+};
+
+/* "cpu" or "offcpu"; false for anything else. */
+bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind);
+
+/*
+ * Writes @profile, read from @rec, as folded stacks of @kind to @stream.
+ * Of @opts, the application filter, the symbols and top (at most that many
+ * lines, the heaviest) apply.  Returns 0, or -1 without writing anything
+ * for off-CPU stacks of a recording without context switches.
+ */
+int sleepy_folded(FILE *stream, const struct sleepy_report_options *opts,
+		  enum sleepy_folded_kind kind, struct sleepy_profile *profile,
+		  const struct sleepy_recording *rec);
+
+#endif
