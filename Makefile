@@ -17,7 +17,8 @@ HDR := $(B)/headers
 U := $(B)/userland
 PROGRAM ?=
 ARGS ?=
-export PROGRAM ARGS
+SLEEPY_OPTS ?=
+export PROGRAM ARGS SLEEPY_OPTS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
 .PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series fuzz bench clean FORCE

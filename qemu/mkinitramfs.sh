@@ -4,7 +4,7 @@
 # optionally the user's PROGRAM (run with the shell words ARGS) with the
 # shared libraries it needs.  Host programs named in $GUEST_HOST_PROGRAMS
 # (e.g. /usr/bin/perf for the benchmark) go in at their host paths, with
-# their libraries.
+# their libraries.  $SLEEPY_OPTS are the options make run's profiler gets.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
@@ -52,6 +52,7 @@ if [ -n "$program" ]; then
 	printf '%s\n' "$program_args" > "$root/sleepy/prog/args"
 	copy_libraries "$program"
 fi
+printf '%s\n' "${SLEEPY_OPTS:-}" > "$root/sleepy/prog/opts"
 chmod +x "$root/init" "$root"/sleepy/guest/*.sh
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
 mv "$out.tmp" "$out"

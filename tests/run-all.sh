@@ -5,7 +5,8 @@
 #           short fuzz run, the patch series (checkpatch, per-patch builds,
 #           sparse, CONFIG_SLEEPY=n)
 #   guest:  KUnit at boot, the kselftest ABI suite (x86-64 and i386), the
-#           tools end to end; then under -icount, 15 to 50 kHz sessions
+#           tools end to end; then under -icount, 15 to 50 kHz sessions;
+#           make run with a user's PIE program
 #   debug:  a lockdep/KASAN/RCU kernel: KUnit, a fork/exec + session
 #           storm, kselftest, hostile system calls, trinity
 # Fails closed: every group of results is TAP with a plan and must print
@@ -264,6 +265,10 @@ guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i38
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
 	build/kernel-normal/arch/x86/boot/bzImage 120 "kunit.enable=0"
 guest_finish icount icount
+
+stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program" "2 minutes"
+bash tests/run/test-make-run.sh > "$logs/make-run.log" 2>&1
+tap_group "make run" "$logs/make-run.log" $?
 
 stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guest's results" \
 	"a few minutes more when its kernel needed a full build"

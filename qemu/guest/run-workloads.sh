@@ -1,15 +1,21 @@
 #!/bin/sh
 # make run inside the guest: profile the paper's benchmarks (or the user's
 # program) and print sleepy-parse's reports.  The recording goes to out/.
+# The program's exit status (or the profiler's failure) goes to
+# out/run-status, for make run's own exit status.
 cd /tmp
 rec=/tmp/sleepy.data
+opts=$(cat /sleepy/prog/opts)
+status=/mnt/out/run-status
 echo "sleepy-guest: $(uname -sr), $(grep -c ^processor /proc/cpuinfo) CPUs"
 if [ -f /sleepy/prog/name ]; then
 	prog=/sleepy/prog/$(cat /sleepy/prog/name)
 	eval "set -- $(cat /sleepy/prog/args)"
-	echo "sleepy-guest: sleepy-record -o $rec -- $prog $*"
-	sleepy-record -o $rec -- "$prog" "$@"
-	echo "sleepy-guest: exit status $?"
+	echo "sleepy-guest: sleepy-record $opts -o $rec -- $prog $*"
+	sleepy-record $opts -o $rec -- "$prog" "$@"
+	code=$?
+	echo "sleepy-guest: exit status $code"
+	echo "$code" > $status
 	# Function names when the program is a non-PIE ELF with symbols.
 	if sleepy-parse -s "$prog" --help >/dev/null 2>&1; then
 		sleepy-parse --top 25 -s "$prog" $rec
@@ -17,12 +23,18 @@ if [ -f /sleepy/prog/name ]; then
 		sleepy-parse --top 25 $rec
 	fi
 else
-	sleepy-start -o $rec
+	echo "sleepy-guest: sleepy-start $opts -o $rec"
+	if ! sleepy-start $opts -o $rec; then
+		echo "sleepy-start failed" > $status
+		exit 0
+	fi
+	code=0
 	for b in loop call btree; do
 		echo "sleepy-guest: running $b"
-		/sleepy/bench/$b
+		/sleepy/bench/$b || code=$?
 	done
 	sleepy-stop
+	echo "$code" > $status
 	sleepy-parse --top 25 -s /sleepy/bench/loop -s /sleepy/bench/call \
 		-s /sleepy/bench/btree $rec
 fi

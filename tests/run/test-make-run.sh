@@ -1,0 +1,39 @@
+#!/bin/bash
+# make run as a user runs it, from the host: a dynamically linked PIE whose
+# library sits under /tmp (found through its rpath) runs in the guest and
+# is profiled with the options in SLEEPY_OPTS; a program that fails makes
+# make run fail with one line saying so.  Runs qemu/run.sh, make run's
+# last step, as make run would (its prerequisites are built by now, and a
+# second make could race the debug kernel build).  TAP on stdout.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+echo "1..6"
+n=0
+check() {	# check NAME COMMAND...
+	n=$((n + 1))
+	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
+}
+gcc -O1 -fPIC -shared -o "$dir/libhot.so" "$top/tests/run/libhot.c" &&
+gcc -O1 -fPIE -pie -o "$dir/hot" "$top/tests/run/hot.c" -L"$dir" -lhot \
+	-Wl,-rpath,"$dir" || { echo "Bail out! cannot build the test program"; exit 1; }
+
+PROGRAM="$dir/hot" ARGS="300000000" SLEEPY_OPTS="-F 2000" bash "$top/qemu/run.sh" \
+	> "$dir/ok.log" 2>&1
+status=$?
+cp "$dir/ok.log" "$top/out/test/make-run-ok.log"
+check "make run PROGRAM=PIE with an rpath library under /tmp exits 0 (status $status)" [ $status = 0 ]
+check "the program found its library and ran to the end" \
+	grep -q "^hot: " "$dir/ok.log"
+check "SLEEPY_OPTS reached the profiler (the report says 2000 Hz)" \
+	grep -q "2000 Hz" "$dir/ok.log"
+check "the report has the program's samples (hot#1)" \
+	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1" "$dir/ok.log"
+
+PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
+status=$?
+cp "$dir/fail.log" "$top/out/test/make-run-fail.log"
+check "make run of a program that exits 3 fails (status $status)" [ $status != 0 ]
+check "and says so in one line" \
+	grep -q "^run: .*hot exited with status 3$" "$dir/fail.log"
