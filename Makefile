@@ -21,7 +21,7 @@ SLEEPY_OPTS ?=
 export PROGRAM ARGS SLEEPY_OPTS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps tree kernel kernel-debug headers userland initramfs run shell test series fuzz bench clean FORCE
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -34,6 +34,8 @@ kernel: tree
 	@bash scripts/build-kernel.sh normal
 kernel-debug: tree
 	@bash scripts/build-kernel.sh debug
+kernel-bench: tree
+	@bash scripts/build-kernel.sh bench
 
 headers: tree
 	@$(MAKE) -s -C $(B)/linux O=$(B)/kernel-headers headers_install INSTALL_HDR_PATH=$(HDR) >/dev/null
@@ -69,7 +71,7 @@ series: tree
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
 # Not a test: measurements with perf in the guest, under QEMU -icount.
-bench: kernel userland
+bench: kernel-bench userland
 	@bash bench/run.sh
 
 fuzz: headers

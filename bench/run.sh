@@ -44,7 +44,7 @@ if [ "${1-}" != --report ]; then
 	echo "bench: guest with -icount shift=$shift_, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
 	start=$(date +%s)
 	QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
-		build/kernel-normal/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
+		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-console.log" 3600 \
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
 		grep --line-buffered -a '^bench:'
@@ -56,7 +56,7 @@ if [ "${1-}" != --report ]; then
 	echo "bench: one-vCPU guest, $reps repetitions"
 	start=$(date +%s)
 	QEMU_SMP=1 QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
-		build/kernel-normal/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
+		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-one-vcpu-console.log" 1800 \
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec" |
 		grep --line-buffered -a '^bench:'

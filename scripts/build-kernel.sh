@@ -1,16 +1,21 @@
 #!/bin/bash
-# Builds the guest kernel: build-kernel.sh normal|debug
+# Builds the guest kernel: build-kernel.sh normal|debug|bench
 #   normal: tinyconfig + configs/guest.config + configs/sleepy.config
 #   debug:  the same + configs/debug.config (lockdep, KASAN, ...)
+#   bench:  the same as normal + configs/bench.config (tracepoints)
 # Out of tree in build/kernel-FLAVOR, with ccache; the .config is replaced
 # only when it changes, so unchanged builds are no-ops.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavor=${1:?usage: build-kernel.sh normal|debug}
+flavor=${1:?usage: build-kernel.sh normal|debug|bench}
 src=$top/build/linux
 out=$top/build/kernel-$flavor
 fragments="$top/configs/guest.config $top/configs/sleepy.config"
-[ "$flavor" = debug ] && fragments="$fragments $top/configs/debug.config"
+case $flavor in
+normal) ;;
+debug|bench) fragments="$fragments $top/configs/$flavor.config" ;;
+*) echo "build-kernel: unknown flavor '$flavor' (normal, debug or bench)" >&2; exit 2 ;;
+esac
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Relative paths in the cache keys: clones at other paths (CI) share hits.

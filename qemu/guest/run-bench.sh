@@ -117,26 +117,52 @@ done
 # The cost of --sched and --irq: two threads waking each other over a
 # futex and a pipe pair, 20,000 rounds, both pinned to the workload CPU,
 # so every round is four context switches and two wakeups; sampling at
-# 1 kHz alone, then with --sched, --irq and both.
+# 1 kHz alone, then with --sched, --irq and both.  perf on the same run:
+# cpu-clock at 1 kHz alone, then with the tracepoints sleepy's --sched
+# hooks sit next to (sched_switch, sched_waking, sched_wakeup_new), and
+# `perf sched record` (its own set, raw tracepoint data, no sampling).
+# perf starts the workload itself, so its setup is not timed; `elapsed`
+# times the workload alone in every configuration.
+perf_sched_events="-e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new"
+# perf_events FILE: tracepoint samples and lost ones, "EVENTS DROPPED".
+perf_events() {
+	perf report --stats -i $1 2>/dev/null | awk '
+		/ stats:$/ { tp = ($1 ~ /^sched:/) }
+		tp && /SAMPLE events:/ { n += $3 }
+		/LOST_SAMPLES events:|^ *LOST events:/ { lost += $3 }
+		END { print n + 0, lost + 0 }'
+}
 if want sched; then
 	mkdir -p /tmp/sched-bin
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/pingpong
+	pingpong="elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000"
 	rep=1
 	while [ $rep -le $repetitions ]; do
-		for config in none sleepy sleepy-sched sleepy-irq sleepy-sched-irq; do
+		for config in none sleepy sleepy-sched sleepy-irq sleepy-sched-irq \
+			      perf perf-sched perf-sched-record; do
 			events=0 dropped=0
 			case $config in
 			none)
-				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000 2> /tmp/t ;;
-			*)
+				$pingpong 2> /tmp/t ;;
+			sleepy*)
 				flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
 				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
-				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000 2> /tmp/t
+				$pingpong 2> /tmp/t
 				sleepy-stop > /dev/null
 				sleepy-parse --format json --top 1 /tmp/sb.data > /tmp/sb.json
 				events=$(( $(json_field switches) + $(json_field wakeups) ))
 				dropped=$(json_field dropped)
 				rm -f /tmp/sb.data ;;
+			perf*)
+				case $config in
+				perf) perf record -a -e cpu-clock -F 1000 -o /tmp/p.data -- $pingpong ;;
+				perf-sched) perf record -a -e cpu-clock -F 1000 $perf_sched_events \
+					-o /tmp/p.data -- $pingpong ;;
+				perf-sched-record) perf sched record -o /tmp/p.data -- $pingpong ;;
+				esac > /dev/null 2> /tmp/t
+				set -- $(perf_events /tmp/p.data)
+				events=${1:-0} dropped=${2:-0}
+				rm -f /tmp/p.data ;;
 			esac
 			ns=$(elapsed_of /tmp/t)
 			printf 'sched\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
