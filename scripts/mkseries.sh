@@ -27,7 +27,7 @@ commits=(
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
-"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/sched.c kernel/sleepy/irq.c|0003-sleepy-syscalls.patch|session"
+"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/sched.c kernel/sleepy/irq.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0005-sleepy-tick-hook.patch|'
 "|"'|0006-sched-idle-sleepy-hook.patch|'
@@ -36,8 +36,9 @@ commits=(
 "|"'|0009-sched-sleepy-switch-wakeup-hooks.patch|'
 "|"'|0010-irq-sleepy-interrupt-histograms.patch|'
 "|"'|0011-x86-apic-sleepy-local-timer.patch|'
-"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0012-selftests-sleepy.patch|selftest"
-"|Documentation/userspace-api/sleepy.rst|0013-sleepy-docs.patch|"
+"|"'|0012-mm-sleepy-mmap-hook.patch|'
+"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0013-selftests-sleepy.patch|selftest"
+"|Documentation/userspace-api/sleepy.rst|0014-sleepy-docs.patch|"
 )
 declare -A bodies
 bodies[apps]="An appid names one instance of one program for a whole profiling
@@ -116,7 +117,7 @@ the accounting of samples and drops.  Added to the default TARGETS."
 write_sleepy_makefile() {
 	local dir=$tree/kernel/sleepy core="" tests="" o
 	[ -d "$dir" ] || return 0
-	for o in apps buffer session sampling process sched irq; do
+	for o in apps buffer session sampling process maps sched irq; do
 		[ -f "$dir/$o.c" ] && core+=" $o.o"
 	done
 	for o in apps_kunit buffer_kunit; do

@@ -18,6 +18,7 @@
 
 struct pt_regs;
 struct task_struct;
+struct vm_area_struct;
 
 #ifdef CONFIG_SLEEPY
 DECLARE_STATIC_KEY_FALSE(sleepy_active);
@@ -37,6 +38,7 @@ void __sleepy_softirq_exit(unsigned int nr);
 void __sleepy_fork(struct task_struct *child);
 void __sleepy_exec(struct task_struct *task);
 void __sleepy_exit(struct task_struct *task);
+void __sleepy_mmap(struct vm_area_struct *vma);
 
 /* Timer interrupt, hard-irq context, next to profile_tick(). */
 static inline void sleepy_tick(struct pt_regs *regs)
@@ -141,6 +143,13 @@ static inline void sleepy_exit(struct task_struct *task, bool group_dead)
 	if (static_branch_unlikely(&sleepy_active) && group_dead)
 		__sleepy_exit(task);
 }
+
+/* A new mapping, process context, the mm's mmap_lock held for writing. */
+static inline void sleepy_mmap(struct vm_area_struct *vma)
+{
+	if (static_branch_unlikely(&sleepy_active))
+		__sleepy_mmap(vma);
+}
 #else
 static inline void sleepy_tick(struct pt_regs *regs) { }
 static inline void sleepy_idle_exit(void) { }
@@ -157,6 +166,7 @@ static inline void sleepy_softirq_exit(unsigned int nr) { }
 static inline void sleepy_fork(struct task_struct *child) { }
 static inline void sleepy_exec(struct task_struct *task) { }
 static inline void sleepy_exit(struct task_struct *task, bool group_dead) { }
+static inline void sleepy_mmap(struct vm_area_struct *vma) { }
 #endif
 
 #endif /* _LINUX_SLEEPY_H */

@@ -6,7 +6,8 @@
  * Writers: the fork, exec and exit hooks (process context, the task's own
  * CPU buffer) and, at session start, one walk over the existing processes
  * per online CPU (a kworker bound to that CPU), each walk taking its share
- * of the processes, so the announcements spread over every CPU's buffer.
+ * of the processes, so the announcements spread over every CPU's buffer
+ * (maps.c walks the same way for the processes' mappings).
  * The tables serialise them (apps.c); the hooks find the session through
  * the RCU pointer sleepy_live inside their read-side section, so a hook
  * preempted between the static key and that section finds NULL once the
@@ -23,6 +24,7 @@
  * so there a process is selected exactly when it has an appid.
  */
 #include <linux/cpu.h>
+#include <linux/cpumask.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -168,13 +170,6 @@ void __sleepy_exit(struct task_struct *task)
 	rcu_read_unlock();
 }
 
-struct sleepy_walk {
-	struct work_struct work;
-	struct sleepy_session *session;
-	unsigned int share;
-	unsigned int shares;
-};
-
 /* One CPU's share of the existing processes, on that CPU. */
 static void sleepy_walk_share(struct work_struct *work)
 {
@@ -194,37 +189,61 @@ static void sleepy_walk_share(struct work_struct *work)
 }
 
 /**
- * sleepy_announce_existing - map and announce every process already running
- * @session: the session, published to the hooks
+ * sleepy_walk_shares - run @fn on every online CPU, and wait for them
+ * @session: the session
+ * @fn: the work of one CPU, given a struct sleepy_walk: its share of the
+ *	processes is those whose tgid modulo @shares is @share
  *
- * The caller holds cpus_read_lock(), so the CPUs stay online.  Mappings
- * the hooks made meanwhile are kept.
+ * Spreads what the walks write over every CPU's buffer.  The CPUs are
+ * those online at the call; a CPU that goes down meanwhile has its work
+ * run elsewhere, so every share is walked.  Process context.
  */
-void sleepy_announce_existing(struct sleepy_session *session)
+void sleepy_walk_shares(struct sleepy_session *session, work_func_t fn)
 {
-	unsigned int cpu, shares = num_online_cpus(), share = 0;
+	unsigned int cpu, shares, share = 0;
 	struct sleepy_walk *walks;
+	cpumask_var_t cpus;
 
-	lockdep_assert_cpus_held();
+	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
+		goto one_walk;
+	cpumask_copy(cpus, cpu_online_mask);
+	shares = cpumask_weight(cpus);
 	walks = kcalloc(shares, sizeof(*walks), GFP_KERNEL);
 	if (!walks) {
-		/* Still every process, from this CPU. */
-		struct sleepy_walk walk = { .session = session, .shares = 1 };
-
-		sleepy_walk_share(&walk.work);
-		return;
+		free_cpumask_var(cpus);
+		goto one_walk;
 	}
-	for_each_online_cpu(cpu) {
+	for_each_cpu(cpu, cpus) {
 		walks[share] = (struct sleepy_walk) {
 			.session = session,
 			.share = share,
 			.shares = shares,
 		};
-		INIT_WORK(&walks[share].work, sleepy_walk_share);
+		INIT_WORK(&walks[share].work, fn);
 		schedule_work_on(cpu, &walks[share].work);
 		share++;
 	}
 	for (share = 0; share < shares; share++)
 		flush_work(&walks[share].work);
 	kfree(walks);
+	free_cpumask_var(cpus);
+	return;
+
+one_walk: {
+		/* Still every process, from this CPU. */
+		struct sleepy_walk walk = { .session = session, .shares = 1 };
+
+		fn(&walk.work);
+	}
+}
+
+/**
+ * sleepy_announce_existing - map and announce every process already running
+ * @session: the session, published to the hooks
+ *
+ * Mappings the hooks made meanwhile are kept.
+ */
+void sleepy_announce_existing(struct sleepy_session *session)
+{
+	sleepy_walk_shares(session, sleepy_walk_share);
 }

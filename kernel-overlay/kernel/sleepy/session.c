@@ -19,7 +19,9 @@
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
  * the walk over the existing processes, then sampling is set, then the
- * timers, the scheduler hooks and the interrupt hooks start.  A CPU that
+ * timers, the scheduler hooks and the interrupt hooks start; last, out of
+ * the CPU hotplug lock, the walk over the processes' mappings, which
+ * takes their mmap_lock (the mmap hook writes new ones).  A CPU that
  * parks its timer has therefore always seen the session sampling, and the
  * switch away from the idle task restarts it.  The stop writes the
  * interrupt histograms into the stream once no hook runs.
@@ -184,6 +186,7 @@ static void sleepy_session_run(struct sleepy_session *session)
 	sleepy_sched_start(session);
 	sleepy_irq_start(session);
 	cpus_read_unlock();
+	sleepy_announce_mappings(session);
 	sleepy_running = session;
 }
 

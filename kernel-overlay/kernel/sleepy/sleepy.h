@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/sleepy.h>
 
 struct pid;
@@ -176,8 +177,22 @@ void sleepy_irq_reset(void);
 void sleepy_irq_write(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
-/* process.c: the process hooks' side of a session start. */
+/*
+ * process.c: the process hooks' side of a session start, and the walks
+ * over the existing processes, one share of them per online CPU.
+ */
+struct sleepy_walk {
+	struct work_struct work;
+	struct sleepy_session *session;
+	unsigned int share;
+	unsigned int shares;
+};
+
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);
+void sleepy_walk_shares(struct sleepy_session *session, work_func_t fn);
 void sleepy_announce_existing(struct sleepy_session *session);
+
+/* maps.c: executable mappings; process context, no CPU hotplug lock. */
+void sleepy_announce_mappings(struct sleepy_session *session);
 
 #endif /* _KERNEL_SLEEPY_SLEEPY_H */

@@ -133,6 +133,7 @@ enum sleepy_record_type {
 	SLEEPY_REC_WAKEUP	= 6,	/* struct sleepy_wakeup */
 	SLEEPY_REC_IRQ_HIST	= 7,	/* struct sleepy_irq_hist */
 	SLEEPY_REC_IRQ_APP	= 8,	/* struct sleepy_irq_app */
+	SLEEPY_REC_MMAP		= 9,	/* struct sleepy_mmap, then its path */
 	/* 64 and above: never written by the kernel, free for the tools. */
 	SLEEPY_REC_FIRST_USER	= 64,
 };
@@ -358,6 +359,49 @@ struct sleepy_irq_app {
 	__u32 appid;
 	__u64 count;
 	__u64 total_ns;
+};
+
+/* sleepy_mmap.flags */
+#define SLEEPY_MMAP_EXEC		(1U << 0) /* mapped by an exec */
+#define SLEEPY_MMAP_PATH_TRUNCATED	(1U << 1) /* @path is its last bytes */
+
+#define SLEEPY_MMAP_PATH_MAX		512	/* with the NUL */
+#define SLEEPY_BUILD_ID_MAX		20
+
+/**
+ * struct sleepy_mmap - an executable file mapping of a profiled process,
+ *	announced at the session start for the processes that run then, and
+ *	when a process maps one while the session runs
+ * @time_ns: CLOCK_MONOTONIC of the mmap, or the session start
+ * @start: its first address
+ * @len: its length in bytes
+ * @pgoff: the file offset mapped at @start, in bytes
+ * @pid: thread group id
+ * @appid: the application instance whose mapping it is; with
+ *	SLEEPY_MMAP_EXEC 0: an exec maps the new image before it is
+ *	announced, so the mapping belongs to the instance the next
+ *	SLEEPY_REC_APP_START of @pid announces
+ * @flags: SLEEPY_MMAP_*
+ * @build_id_size: bytes of @build_id used; 0 if the file has no build-id
+ *	or its notes were not in memory
+ * @build_id: the file's ELF build-id (NT_GNU_BUILD_ID)
+ * @path: the file's path, NUL-terminated and padded with NULs to the
+ *	record's size; at most SLEEPY_MMAP_PATH_MAX bytes, a longer path
+ *	keeps its end and sets SLEEPY_MMAP_PATH_TRUNCATED
+ */
+struct sleepy_mmap {
+	struct sleepy_record_header header;
+	__u64 time_ns;
+	__u64 start;
+	__u64 len;
+	__u64 pgoff;
+	__u32 pid;
+	__u32 appid;
+	__u32 flags;
+	__u32 build_id_size;
+	__u8 build_id[SLEEPY_BUILD_ID_MAX];
+	__u32 __reserved;
+	char path[];
 };
 
 #endif /* _UAPI_LINUX_SLEEPY_H */

@@ -3,8 +3,8 @@
  * Tests of the sleepy_start()/sleepy_stop() ABI and of what a session
  * writes: every documented error, the session file descriptor and its
  * ioctls, start/stop cycles, appids across fork, exec and pid reuse, the
- * start walk (zombies, a fork storm, a pid filter), and the accounting of
- * samples and drops.  Needs root.
+ * start walk (zombies, a fork storm, a pid filter), executable mappings,
+ * and the accounting of samples and drops.  Needs root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,6 +504,86 @@ TEST_F(sleepy, exec_new_instance)
 	EXPECT_EQ(forked->appid, first->parent_appid);
 	EXPECT_TRUE(has_exit(&s, forked->appid));	/* retired by exec */
 	EXPECT_TRUE(has_exit(&s, first->appid));
+	free(s.records);
+}
+
+/*
+ * The first mapping record of @pid with @flags that starts at @start, or
+ * (@exact false) anywhere but there.
+ */
+static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid,
+				     uint32_t flags, uint64_t start, bool exact)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r) {
+		struct sleepy_mmap *m = (void *)r;
+
+		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
+		    m->flags == flags && (m->start == start) == exact)
+			return m;
+	}
+	return NULL;
+}
+
+/*
+ * The executable mappings: this process's at the start (its text, with
+ * the build-id every Debian binary has), one it maps while the session
+ * runs (this file again, at an offset), and the new image of an exec.
+ */
+TEST_F(sleepy, mappings)
+{
+	struct sleepy_app_start *me, *child;
+	struct sleepy_mmap *text, *mapped, *exec;
+	char exe[256];
+	struct stream s;
+	ssize_t len;
+	void *map;
+	pid_t pid;
+	int fd;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_GT(len, 0);
+	exe[len] = '\0';
+	fd = open(exe, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, start(self, &self->attr));
+	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 4096);
+	ASSERT_NE(MAP_FAILED, map);
+	pid = run("/bin/true");
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	me = find_app(&s, getpid(), NULL, 0);
+	child = find_app(&s, pid, "true", 0);
+	ASSERT_TRUE(me != NULL);
+	ASSERT_TRUE(child != NULL);
+
+	text = find_mmap(&s, getpid(), 0, (uintptr_t)map, false);
+	ASSERT_TRUE(text != NULL);
+	EXPECT_STREQ(exe, text->path);
+	EXPECT_EQ(me->appid, text->appid);
+	EXPECT_GT(text->len, 0);
+	EXPECT_EQ(20, text->build_id_size);
+
+	mapped = find_mmap(&s, getpid(), 0, (uintptr_t)map, true);
+	ASSERT_TRUE(mapped != NULL);
+	EXPECT_STREQ(exe, mapped->path);
+	EXPECT_EQ(me->appid, mapped->appid);
+	EXPECT_EQ(4096, mapped->len);
+	EXPECT_EQ(4096, mapped->pgoff);
+	EXPECT_EQ(0, memcmp(text->build_id, mapped->build_id, 20));
+	EXPECT_GE(mapped->time_ns, text->time_ns);
+
+	/* Mapped by the exec, before the new image is announced. */
+	exec = find_mmap(&s, pid, SLEEPY_MMAP_EXEC, 0, false);
+	ASSERT_TRUE(exec != NULL);
+	EXPECT_EQ(0, exec->appid);
+	EXPECT_GT(exec->len, 0);
+	EXPECT_LE(exec->time_ns, child->time_ns);
+	EXPECT_EQ(0, exec->header.size % 8);
+	EXPECT_LT(strlen(exec->path), exec->header.size - sizeof(*exec));
+	munmap(map, 4096);
+	close(fd);
 	free(s.records);
 }
 
