@@ -19,13 +19,15 @@
 static const char usage[] =
 "USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
-"                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]]\n"
-"                    [--irq-by-app] FILE\n"
+"                    [-s BINARY]... [--symfs DIR]\n"
+"                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
-"pointer, most samples first.  With -s, IPs of the program BINARY are\n"
-"named by function and a report by function is added.\n"
+"pointer, most samples first.  User IPs are named by function and file\n"
+"from the executable mappings in the recording (PIE programs, shared\n"
+"libraries), and a report by function is added; -s names those of the\n"
+"program BINARY instead (a non-PIE ELF file).\n"
 "\n"
 "A recording made with --sched also gets: off-CPU time by application,\n"
 "reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
@@ -49,6 +51,8 @@ static const char usage[] =
 "    -f, --format FMT     text (default), csv or json\n"
 "    -s, --symbols BIN    function names for the program BIN (non-PIE ELF),\n"
 "                         matched to applications by file name\n"
+"        --symfs DIR      read the mapped files under DIR (a copy of the\n"
+"                         recorded machine's root)\n"
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "        --irq-by-app     with --irq: interrupt time taken from each app\n"
@@ -61,6 +65,7 @@ static const char usage[] =
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
+	const char *symfs;
 };
 
 /* NAME or NAME#INSTANCE, split in place; -1 if INSTANCE is no number. */
@@ -100,6 +105,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "chain", required_argument, NULL, 'c' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "irq-by-app", no_argument, NULL, 'I' },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -129,6 +135,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			break;
 		case 'I':
 			opts->report.irq_by_app = true;
+			break;
+		case 'S':
+			opts->symfs = optarg;
 			break;
 		case 'd':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
@@ -300,6 +309,7 @@ int main(int argc, char **argv)
 {
 	struct parse_options opts = {};
 	struct sleepy_profile profile;
+	struct sleepy_dsos dsos;
 	struct sleepy_recording rec;
 	int ret = SLEEPY_EXIT_OK;
 	unsigned int i;
@@ -315,7 +325,10 @@ int main(int argc, char **argv)
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
 	}
+	sleepy_dsos_init(&dsos, opts.symfs, stderr);
+	opts.report.dsos = &dsos;
 	sleepy_report(stdout, &opts.report, &profile, &rec);
+	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 out:

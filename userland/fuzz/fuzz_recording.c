@@ -4,8 +4,10 @@
  * file -- check the header, read every record, aggregate, sort and write
  * every report in every format -- through the same library calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
- * function runs too (loading ELF files is not reachable from a
- * recording).  replay.c runs the same function without libFuzzer.
+ * function runs too.  The files a recording's mappings name are looked
+ * for under a --symfs that does not exist: the mappings are looked up,
+ * but no file is read (the ELF files are not the input under test).
+ * replay.c runs the same function without libFuzzer.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "lib/recording.h"
 #include "lib/diff.h"
 #include "lib/report.h"
+#include "lib/symbols.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -81,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static FILE *sink;
 	struct sleepy_profile profile;
+	struct sleepy_dsos dsos;
 	struct sleepy_recording rec;
 	size_t i;
 
@@ -97,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_profile_init(&profile);
 	sleepy_profile_read(&profile, &rec);
 	check_totals(&profile);
+	sleepy_dsos_init(&dsos, "/nonexistent-sleepy-symfs", sink);
+	everything.dsos = &dsos;
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		everything.format = formats[i];
 		filtered.format = formats[i];
@@ -107,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
 			   &profile, rec.header.start_time_ns,
 			   &profile, rec.header.start_time_ns);
+	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 	return 0;
