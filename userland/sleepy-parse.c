@@ -20,15 +20,17 @@
 static const char usage[] =
 "USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
-"                    [-s BINARY]... [--chain NAME[#INSTANCE] [--depth N]]\n"
-"                    [--irq-by-app] FILE\n"
+"                    [-s BINARY]... [--symfs DIR]\n"
+"                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
 "       sleepy-parse --folded cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
-"                    [-s BINARY]... FILE\n"
+"                    [-s BINARY]... [--symfs DIR] FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
-"pointer, most samples first.  With -s, IPs of the program BINARY are\n"
-"named by function and a report by function is added.\n"
+"pointer, most samples first.  User IPs are named by function and file\n"
+"from the executable mappings in the recording (PIE programs, shared\n"
+"libraries), and a report by function is added; -s names those of the\n"
+"program BINARY instead (a non-PIE ELF file).\n"
 "\n"
 "A recording made with --sched also gets: off-CPU time by application,\n"
 "reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
@@ -61,6 +63,8 @@ static const char usage[] =
 "    -f, --format FMT     text (default), csv or json\n"
 "    -s, --symbols BIN    function names for the program BIN (non-PIE ELF),\n"
 "                         matched to applications by file name\n"
+"        --symfs DIR      read the mapped files under DIR (a copy of the\n"
+"                         recorded machine's root)\n"
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "        --irq-by-app     with --irq: interrupt time taken from each app\n"
@@ -79,6 +83,7 @@ struct parse_options {
 	bool folded;				/* --folded: folded_kind */
 	enum sleepy_folded_kind folded_kind;
 	const char *report_option;		/* given, of the reports only */
+	const char *symfs;
 };
 
 /* NAME or NAME#INSTANCE, split in place; -1 if INSTANCE is no number. */
@@ -120,6 +125,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "irq-by-app", no_argument, NULL, 'I' },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -159,6 +165,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 				return SLEEPY_EXIT_USAGE;
 			}
 			opts->folded = true;
+			break;
+		case 'S':
+			opts->symfs = optarg;
 			break;
 		case 'd':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
@@ -336,6 +345,7 @@ int main(int argc, char **argv)
 {
 	struct parse_options opts = {};
 	struct sleepy_profile profile;
+	struct sleepy_dsos dsos;
 	struct sleepy_recording rec;
 	int ret = SLEEPY_EXIT_OK;
 	unsigned int i;
@@ -351,6 +361,8 @@ int main(int argc, char **argv)
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
 	}
+	sleepy_dsos_init(&dsos, opts.symfs, stderr);
+	opts.report.dsos = &dsos;
 	if (!opts.folded) {
 		sleepy_report(stdout, &opts.report, &profile, &rec);
 	} else if (sleepy_folded(stdout, &opts.report, opts.folded_kind,
@@ -359,6 +371,7 @@ int main(int argc, char **argv)
 			opts.report.path);
 		ret = SLEEPY_EXIT_ERROR;
 	}
+	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 out:

@@ -5,8 +5,10 @@
  * every report in every format, and the folded stacks -- through the same
  * library calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
- * function runs too (loading ELF files is not reachable from a
- * recording).  replay.c runs the same function without libFuzzer.
+ * function runs too.  The files a recording's mappings name are looked
+ * for under a --symfs that does not exist: the mappings are looked up,
+ * but no file is read (the ELF files are not the input under test).
+ * replay.c runs the same function without libFuzzer.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "lib/diff.h"
 #include "lib/folded.h"
 #include "lib/report.h"
+#include "lib/symbols.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -83,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static FILE *sink;
 	struct sleepy_profile profile;
+	struct sleepy_dsos dsos;
 	struct sleepy_recording rec;
 	size_t i;
 
@@ -99,6 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_profile_init(&profile);
 	sleepy_profile_read(&profile, &rec);
 	check_totals(&profile);
+	sleepy_dsos_init(&dsos, "/nonexistent-sleepy-symfs", sink);
+	everything.dsos = &dsos;
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		everything.format = formats[i];
 		filtered.format = formats[i];
@@ -114,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
 			   &profile, rec.header.start_time_ns,
 			   &profile, rec.header.start_time_ns);
+	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
 	return 0;

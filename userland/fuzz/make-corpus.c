@@ -48,20 +48,28 @@ static void put_header(struct builder *b, uint32_t ncpus)
 	put(b, &h, sizeof(h));
 }
 
-static void put_app(struct builder *b, uint32_t appid, uint32_t parent,
-		    const char *name, uint32_t instance)
+static void put_instance(struct builder *b, uint32_t appid, uint32_t parent,
+			 uint32_t pid, uint64_t time, const char *name,
+			 uint32_t instance)
 {
 	struct sleepy_app_start a = {
 		.header = { SLEEPY_REC_APP_START, sizeof(a), 0 },
 		.appid = appid,
 		.parent_appid = parent,
-		.pid = 100 + appid,
+		.pid = pid,
 		.instance = instance,
-		.time_ns = 1000000 + appid,
+		.time_ns = time,
 	};
 
 	memcpy(a.name, name, strnlen(name, sizeof(a.name)));
 	put(b, &a, sizeof(a));
+}
+
+static void put_app(struct builder *b, uint32_t appid, uint32_t parent,
+		    const char *name, uint32_t instance)
+{
+	put_instance(b, appid, parent, 100 + appid, 1000000 + appid, name,
+		     instance);
 }
 
 static void put_exit(struct builder *b, uint32_t appid, uint32_t cpu)
@@ -388,6 +396,81 @@ static void write_irq(void)
 	free(b.data);
 }
 
+static void put_mmap(struct builder *b, uint32_t cpu, uint64_t time,
+		     uint64_t start, uint64_t len, uint32_t pid, uint32_t appid,
+		     uint32_t flags, const char *path)
+{
+	uint64_t buf[(sizeof(struct sleepy_mmap) + SLEEPY_MMAP_PATH_MAX) / 8] = {};
+	struct sleepy_mmap *m = (void *)buf;
+	size_t size = (sizeof(*m) + strlen(path) + 1 + 7) & ~7UL;
+
+	*m = (struct sleepy_mmap) {
+		.header = { SLEEPY_REC_MMAP, size, cpu },
+		.time_ns = time, .start = start, .len = len, .pgoff = 0x1000,
+		.pid = pid, .appid = appid, .flags = flags,
+		.build_id_size = SLEEPY_BUILD_ID_MAX,
+	};
+	memset(m->build_id, 0xb1, sizeof(m->build_id));
+	snprintf(m->path, SLEEPY_MMAP_PATH_MAX, "%s", path);
+	put(b, m, size);
+}
+
+/*
+ * Mappings: pid 101 forks 102, which execs (its image's mappings before
+ * its announcement, from another CPU), mappings over mappings, paths
+ * deleted, cut, relative and long, an unannounced appid, a mapping to the
+ * end of the address space; then a path without its NUL.
+ */
+static void write_mmap(void)
+{
+	char long_path[SLEEPY_MMAP_PATH_MAX];
+	struct builder b = {};
+	size_t body;
+
+	memset(long_path, 'x', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
+	put_header(&b, 2);
+	put_mmap(&b, 1, 1500000, 0x401000, 0x1000, 102, 0, SLEEPY_MMAP_EXEC,
+		 "/sleepy/bench/call");
+	put_instance(&b, 1, 0, 101, 1000000, "loop", 1);
+	put_mmap(&b, 0, 1000000, 0x401000, 0x1000, 101, 1, 0,
+		 "/sleepy/bench/loop");
+	put_mmap(&b, 0, 1100000, 0x7f0000000000, 0x100000, 101, 1, 0,
+		 "/lib/x86_64-linux-gnu/libc.so.6");
+	put_instance(&b, 2, 1, 102, 1200000, "sh", 1);
+	put_mmap(&b, 0, 1300000, 0x7f0000000000, 0x2000, 101, 1, 0,
+		 "/usr/lib/libfoo.so (deleted)");
+	put_instance(&b, 3, 2, 102, 1600000, "call", 1);
+	put_mmap(&b, 1, 1700000, 0x7f0000100000, 0x1000, 102, 3,
+		 SLEEPY_MMAP_PATH_TRUNCATED, long_path);
+	put_mmap(&b, 1, 1700000, 0x7f0000200000, 0x1000, 102, 3, 0,
+		 "[unreachable]");
+	put_mmap(&b, 1, 1700000, 0xfffffffffffff000ULL, UINT64_MAX, 102, 3, 0,
+		 "/lib/ld.so");
+	put_mmap(&b, 0, 1700000, 0x401000, 0x1000, 109, 9, 0, "/bin/true");
+	put_sample(&b, 1, 0, 0x401010, 0, 0);
+	put_sample(&b, 1, 1, 0x7f0000000100, 0, 0);
+	put_sample(&b, 1, 0, 0x7f0000080000, 0, 0);
+	put_sample(&b, 2, 0, 0x401010, 0, 0);
+	put_sample(&b, 2, 1, 0x7f0000080000, 0, 0);
+	put_sample(&b, 3, 0, 0x401020, 0, 0);
+	put_sample(&b, 3, 1, 0x7f0000100010, 0, 0);
+	put_sample(&b, 3, 1, 0x7f0000200010, 0, 0);
+	put_sample(&b, 3, 0, 0xfffffffffffff010ULL, 0, 0);
+	put_sample(&b, 9, 0, 0x401010, 0, 0);
+	body = b.size;
+	put_trailer(&b, 2);
+	write_seed("mmap.rec", b.data, b.size);
+
+	b.size = body;
+	put_mmap(&b, 0, 1800000, 0x401000, 0x1000, 101, 1, 0, "/bin/abcdefghij");
+	b.data[b.size - 1] = 'h';	/* the NUL that ended the path */
+	put_trailer(&b, 2);
+	write_seed("mmap-path-unterminated.rec", b.data, b.size);
+	free(b.data);
+}
+
 /* Names as comm can hold them: any byte but NUL, or 16 without NUL. */
 static void write_names(void)
 {
@@ -501,6 +584,8 @@ static void write_dictionary(const char *path)
 		    sizeof(struct sleepy_irq_hist));
 	dict_record(f, "irq_app", SLEEPY_REC_IRQ_APP,
 		    sizeof(struct sleepy_irq_app));
+	dict_record(f, "mmap", SLEEPY_REC_MMAP,
+		    sizeof(struct sleepy_mmap) + 8);
 	dict_record(f, "cpu_stats", SLEEPY_REC_CPU_STATS,
 		    sizeof(struct sleepy_cpu_stats));
 	dict_record(f, "end", SLEEPY_REC_END, sizeof(struct sleepy_end));
@@ -526,6 +611,7 @@ int main(int argc, char **argv)
 	write_many_apps();
 	write_sched();
 	write_irq();
+	write_mmap();
 	if (argc == 4)
 		write_guest_head(argv[3]);
 	write_dictionary(argv[2]);

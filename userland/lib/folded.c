@@ -108,9 +108,13 @@ static const char *ip_frame(char *buf, uint64_t ip, bool kernel)
 /* A user IP's function, else the IP. */
 static const char *user_frame(char *buf,
 			      const struct sleepy_report_options *opts,
+			      struct sleepy_profile *profile,
 			      const struct sleepy_app *app, uint64_t ip)
 {
-	return sleepy_report_function(opts, app, ip) ?: ip_frame(buf, ip, false);
+	const char *dso;
+
+	return sleepy_report_function(opts, profile, app, ip, &dso) ?:
+	       ip_frame(buf, ip, false);
 }
 
 /* app;function, app;0xIP or app;0xIP_[k]: samples. */
@@ -130,7 +134,7 @@ static void add_samples(struct sleepy_table *lines,
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
 		if (!ips[i]->in_kernel)
-			frames[1] = user_frame(buf, opts, app, ips[i]->ip);
+			frames[1] = user_frame(buf, opts, profile, app, ips[i]->ip);
 		else if (ips[i]->ip)
 			frames[1] = ip_frame(buf, ips[i]->ip, true);
 		else
@@ -165,7 +169,8 @@ static void add_offcpu(struct sleepy_table *lines,
 		frames[n++] = app->label;
 		frames[n++] = reason;
 		if (site->user_ip)
-			frames[n++] = user_frame(user, opts, app, site->user_ip);
+			frames[n++] = user_frame(user, opts, profile, app,
+					       site->user_ip);
 		if (site->kernel_ip)
 			frames[n++] = ip_frame(kernel, site->kernel_ip, true);
 		add(lines, frames, n, site->total_ns);

@@ -45,7 +45,7 @@ void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 		fprintf(out, "%s\n", text_summary);
 		break;
 	case SLEEPY_FORMAT_CSV:
-		fprintf(out, "report,app,pid,ip,mode,function,samples,percent\n");
+		fprintf(out, "report,app,pid,ip,mode,function,samples,percent,dso\n");
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(out, "{%s", json_summary);
@@ -162,6 +162,8 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 			o->text_used = p - o->text;
 			flush_text(o);
 			fputs(r->function, o->out);
+			if (r->dso)
+				fprintf(o->out, " (%s)", r->dso);
 			p = o->text;
 		}
 		p = stpcpy(p, o->columns == SLEEPY_COLUMNS_IP && r->in_kernel ?
@@ -181,10 +183,11 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		text_row(o, r, ip);
 		break;
 	case SLEEPY_FORMAT_CSV:
-		fprintf(o->out, "%s,%s,%u,%s,%s,%s,%" PRIu64 ",%.4f\n",
+		/* dso last: scripts know the columns before it by number. */
+		fprintf(o->out, "%s,%s,%u,%s,%s,%s,%" PRIu64 ",%.4f,%s\n",
 			o->key, r->app, r->pid, ip,
 			r->has_ip ? (r->in_kernel ? "kernel" : "user") : "",
-			r->function ?: "", r->samples, r->percent);
+			r->function ?: "", r->samples, r->percent, r->dso ?: "");
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(o->out, "%s\n    {\"app\": ", o->rows ? "," : "");
@@ -197,6 +200,11 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 			fputs(", \"function\": ", o->out);
 			if (r->function)
 				json_string(o->out, r->function);
+			else
+				fputs("null", o->out);
+			fputs(", \"dso\": ", o->out);
+			if (r->dso)
+				json_string(o->out, r->dso);
 			else
 				fputs("null", o->out);
 		}

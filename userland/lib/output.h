@@ -27,6 +27,7 @@ struct sleepy_row {
 	uint64_t ip;
 	bool in_kernel;
 	const char *function;	/* NULL when unknown */
+	const char *dso;	/* file of the function, if named by a mapping */
 	uint64_t samples;
 	double percent;
 };

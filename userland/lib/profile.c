@@ -165,6 +165,7 @@ void sleepy_profile_init(struct sleepy_profile *profile)
 {
 	memset(profile, 0, sizeof(*profile));
 	sleepy_table_init(&profile->apps, sizeof(struct sleepy_app));
+	sleepy_table_init(&profile->paths, sizeof(char *));
 }
 
 void sleepy_profile_free(struct sleepy_profile *profile)
@@ -179,6 +180,16 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	profile->last_app = NULL;
+	for (i = 0; i < profile->paths.capacity; i++) {
+		char **path = sleepy_table_slot(&profile->paths, i);
+
+		if (path)
+			free(*path);
+	}
+	sleepy_table_free(&profile->paths);
+	free(profile->mappings);
+	profile->mappings = NULL;
+	profile->nmappings = profile->mappings_size = 0;
 	if (profile->sched) {
 		sleepy_sched_free(profile->sched);
 		free(profile->sched);
@@ -259,26 +270,92 @@ static void add_sample(struct sleepy_profile *profile,
 	count->samples++;
 }
 
+/* Keeps separators and control bytes out of reports. */
+void sleepy_sanitise_name(char *name)
+{
+	for (; *name; name++)
+		if (*name < ' ' || *name == ';' || *name == ',' || *name == '"' ||
+		    *name == '\\' || *name == 0x7f)
+			*name = '_';
+}
+
 static void add_app_start(struct sleepy_profile *profile,
 			  const struct sleepy_app_start *start)
 {
 	struct sleepy_app *app = sleepy_profile_app(profile, start->appid);
-	size_t i;
 
 	memcpy(app->name, start->name, SLEEPY_APP_NAME_LEN);
 	app->name[SLEEPY_APP_NAME_LEN] = '\0';
-	/* Keep separators and control bytes out of reports. */
-	for (i = 0; app->name[i]; i++)
-		if (app->name[i] < ' ' || app->name[i] == ';' ||
-		    app->name[i] == ',' || app->name[i] == '"' ||
-		    app->name[i] == '\\' || app->name[i] == 0x7f)
-			app->name[i] = '_';
+	sleepy_sanitise_name(app->name);
+	/* It may be the one an exec's mappings belong to. */
+	profile->mappings_indexed = false;
 	app->parent_appid = start->parent_appid;
 	app->pid = start->pid;
 	app->instance = start->instance;
 	app->start_ns = start->time_ns;
 	snprintf(app->label, sizeof(app->label), "%s#%u", app->name,
 		 app->instance);
+}
+
+static uint64_t hash_string(const char *s)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	for (; *s; s++)
+		hash = (hash ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return hash;
+}
+
+static int path_match(const void *slot, const void *arg)
+{
+	return !strcmp(*(char *const *)slot, arg);
+}
+
+/* One copy of each path: every process maps the same few libraries. */
+static const char *intern_path(struct sleepy_profile *profile,
+			       const char *path)
+{
+	char **slot = sleepy_table_get(&profile->paths, hash_string(path),
+				       path_match, path);
+
+	if (!*slot) {
+		*slot = strdup(path);
+		if (!*slot) {
+			fprintf(stderr, "sleepy: out of memory\n");
+			exit(1);
+		}
+	}
+	return *slot;
+}
+
+static void add_mmap(struct sleepy_profile *profile,
+		     const struct sleepy_mmap *rec)
+{
+	struct sleepy_mapping *map;
+
+	if (profile->nmappings == profile->mappings_size) {
+		profile->mappings_size = profile->mappings_size * 2 ?: 64;
+		profile->mappings = realloc(profile->mappings,
+					    profile->mappings_size * sizeof(*map));
+		if (!profile->mappings) {
+			fprintf(stderr, "sleepy: out of memory\n");
+			exit(1);
+		}
+	}
+	map = &profile->mappings[profile->nmappings++];
+	*map = (struct sleepy_mapping) {
+		.start = rec->start,
+		.len = rec->len,
+		.pgoff = rec->pgoff,
+		.time_ns = rec->time_ns,
+		.path = intern_path(profile, rec->path),
+		.pid = rec->pid,
+		.appid = rec->appid,
+		.flags = rec->flags,
+		.build_id_size = rec->build_id_size,
+	};
+	memcpy(map->build_id, rec->build_id, sizeof(map->build_id));
+	profile->mappings_indexed = false;
 }
 
 void sleepy_profile_add(struct sleepy_profile *profile,
@@ -319,6 +396,9 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 			sleepy_irqs_init(profile->irqs);
 		}
 		sleepy_irqs_add(profile->irqs, record);
+		break;
+	case SLEEPY_REC_MMAP:
+		add_mmap(profile, (const void *)record);
 		break;
 	case SLEEPY_REC_CPU_STATS:
 		sleepy_cpu_stats_read(record, &stats);
@@ -397,6 +477,155 @@ int sleepy_profile_read(struct sleepy_profile *profile,
 			sleepy_profile_add(profile, batch[i]);
 	} while (n == READ_BATCH);
 	return rec->error[0] ? -1 : 0;
+}
+
+/* An announced instance, to find the one an exec's mappings belong to. */
+struct pid_start {
+	uint32_t pid;
+	uint32_t appid;
+	uint64_t start_ns;
+};
+
+static int cmp_pid_starts(const void *a, const void *b)
+{
+	const struct pid_start *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->appid < y->appid ? -1 : x->appid > y->appid;
+}
+
+/*
+ * An exec maps its image before it announces the new instance, and the
+ * records of different CPUs are not in time order in the file: the
+ * mappings go to the first instance of their pid announced at or after
+ * them.
+ */
+static void attach_exec_mappings(struct sleepy_profile *profile)
+{
+	struct pid_start *starts = xcalloc(profile->apps.used + 1,
+					   sizeof(*starts));
+	size_t n = 0, i;
+
+	for (i = 0; i < profile->apps.capacity; i++) {
+		const struct sleepy_app *app = sleepy_table_slot(&profile->apps, i);
+
+		if (app && app->pid)
+			starts[n++] = (struct pid_start) {
+				app->pid, app->appid, app->start_ns,
+			};
+	}
+	qsort(starts, n, sizeof(*starts), cmp_pid_starts);
+	for (i = 0; i < profile->nmappings; i++) {
+		struct sleepy_mapping *map = &profile->mappings[i];
+		struct pid_start key = { map->pid, 0, map->time_ns };
+		size_t lo = 0, hi = n;
+
+		if (!(map->flags & SLEEPY_MMAP_EXEC))
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_pid_starts(&starts[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		map->appid = lo < n && starts[lo].pid == map->pid ?
+			     starts[lo].appid : SLEEPY_APPID_UNKNOWN;
+	}
+	free(starts);
+}
+
+static int cmp_mappings(const void *a, const void *b)
+{
+	const struct sleepy_mapping *x = a, *y = b;
+
+	if (x->appid != y->appid)
+		return x->appid < y->appid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+static void index_mappings(struct sleepy_profile *profile)
+{
+	struct sleepy_mapping *maps = profile->mappings;
+	size_t i;
+
+	attach_exec_mappings(profile);
+	qsort(maps, profile->nmappings, sizeof(*maps), cmp_mappings);
+	for (i = 0; i < profile->nmappings; i++) {
+		maps[i].max_end = maps[i].len > UINT64_MAX - maps[i].start ?
+				  UINT64_MAX : maps[i].start + maps[i].len;
+		if (i && maps[i - 1].appid == maps[i].appid &&
+		    maps[i - 1].max_end > maps[i].max_end)
+			maps[i].max_end = maps[i - 1].max_end;
+	}
+	profile->mappings_indexed = true;
+}
+
+/* The latest mapping of @appid containing @ip made at or before @until. */
+static const struct sleepy_mapping *
+find_mapping(const struct sleepy_profile *profile, uint32_t appid,
+	     uint64_t ip, uint64_t until)
+{
+	const struct sleepy_mapping *maps = profile->mappings, *best = NULL;
+	size_t lo = 0, hi = profile->nmappings, i;
+
+	/* Past the last mapping of @appid that starts at or below @ip... */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps[mid].appid < appid ||
+		    (maps[mid].appid == appid && maps[mid].start <= ip))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* ...and back while an earlier one may still reach it. */
+	for (i = lo; i-- > 0 && maps[i].appid == appid && maps[i].max_end > ip;)
+		if (ip - maps[i].start < maps[i].len && maps[i].time_ns <= until &&
+		    (!best || maps[i].time_ns > best->time_ns))
+			best = &maps[i];
+	return best;
+}
+
+const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profile,
+						    const struct sleepy_app *app,
+						    uint64_t ip)
+{
+	uint64_t until = UINT64_MAX;
+	size_t steps;
+
+	if (!profile->nmappings)
+		return NULL;
+	if (!profile->mappings_indexed)
+		index_mappings(profile);
+	/* Bounded: a corrupt recording's parents may form a cycle. */
+	for (steps = 0; app->appid != SLEEPY_APPID_UNKNOWN &&
+			steps <= profile->apps.used; steps++) {
+		const struct sleepy_mapping *map;
+		const struct sleepy_app *parent;
+		size_t i;
+
+		map = find_mapping(profile, app->appid, ip, until);
+		if (map)
+			return map;
+		/* Not sleepy_profile_app(): the caller's pointers stay valid. */
+		i = table_find(&profile->apps, app->parent_appid, NULL, NULL);
+		if (!*entry_key(&profile->apps, i))
+			return NULL;
+		parent = entry_slot(&profile->apps, i);
+		/* An exec's image is new; a forked child has its parent's. */
+		if (parent->pid == app->pid)
+			return NULL;
+		until = app->start_ns;
+		app = parent;
+	}
+	return NULL;
 }
 
 static int cmp_apps(const void *a, const void *b)

@@ -7,6 +7,7 @@
 #ifndef SLEEPY_PROFILE_H
 #define SLEEPY_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "recording.h"
@@ -51,6 +52,25 @@ struct sleepy_ip_count {
 	uint64_t samples;
 };
 
+/*
+ * An executable file mapping of an application (SLEEPY_REC_MMAP).  Those
+ * an exec made (SLEEPY_MMAP_EXEC) get the appid of the instance the exec
+ * announced when the mappings are first looked up.
+ */
+struct sleepy_mapping {
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;		/* file offset mapped at @start */
+	uint64_t time_ns;
+	uint64_t max_end;	/* highest end of its appid's mappings so far */
+	const char *path;	/* one copy per distinct path, in the profile */
+	uint32_t pid;
+	uint32_t appid;
+	uint32_t flags;		/* SLEEPY_MMAP_* */
+	uint32_t build_id_size;
+	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
+};
+
 struct sleepy_sched;
 struct sleepy_irqs;
 
@@ -60,6 +80,11 @@ struct sleepy_profile {
 	struct sleepy_sched *sched;
 	/* Interrupt histograms (irq.h), NULL if the recording has none. */
 	struct sleepy_irqs *irqs;
+	/* In record order; by appid and start once looked up in. */
+	struct sleepy_mapping *mappings;
+	size_t nmappings, mappings_size;
+	bool mappings_indexed;
+	struct sleepy_table paths;	/* the mappings' paths: char * */
 	/*
 	 * The application looked up last, valid while the table keeps its
 	 * capacity (growing moves the slots): samples come in runs of one.
@@ -88,6 +113,18 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 /* The application of @appid; a placeholder for unannounced ones. */
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid);
+
+/*
+ * The mapping of @app that contains @ip: the latest of its own, else, for
+ * a forked child, the latest its parent had at the fork (and so on up);
+ * NULL if none.  Call once the whole recording is read.
+ */
+const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profile,
+						    const struct sleepy_app *app,
+						    uint64_t ip);
+
+/* Replaces separators and control bytes in @name, for the reports. */
+void sleepy_sanitise_name(char *name);
 
 /*
  * Sorted for reports, by samples descending: arrays of pointers (for the

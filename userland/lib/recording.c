@@ -167,6 +167,8 @@ static size_t min_record_size(uint16_t type)
 		return sizeof(struct sleepy_irq_hist);
 	case SLEEPY_REC_IRQ_APP:
 		return sizeof(struct sleepy_irq_app);
+	case SLEEPY_REC_MMAP:
+		return sizeof(struct sleepy_mmap);
 	case SLEEPY_REC_CPU_STATS:
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:
@@ -176,11 +178,29 @@ static size_t min_record_size(uint16_t type)
 	}
 }
 
+/*
+ * What is wrong inside a record whose size is right, NULL if nothing:
+ * the readers of a record take its contents as checked here.
+ */
+static const char *record_damage(const struct sleepy_record_header *header)
+{
+	const struct sleepy_mmap *map = (const void *)header;
+
+	if (header->type != SLEEPY_REC_MMAP)
+		return NULL;
+	if (map->build_id_size > SLEEPY_BUILD_ID_MAX)
+		return "build-id too long";
+	if (!memchr(map->path, '\0', header->size - sizeof(*map)))
+		return "path not terminated";
+	return NULL;
+}
+
 const struct sleepy_record_header *
 sleepy_recording_next(struct sleepy_recording *rec)
 {
 	const struct sleepy_record_header *header;
 	size_t left = rec->size - rec->offset;
+	const char *damage;
 
 	if (rec->error[0] || !left)
 		return NULL;
@@ -203,6 +223,12 @@ sleepy_recording_next(struct sleepy_recording *rec)
 	if (rec->header.ncpus && header->cpu >= rec->header.ncpus) {
 		fail(rec, "corrupt record at byte %zu (cpu %u of %u)",
 		     rec->offset, header->cpu, rec->header.ncpus);
+		return NULL;
+	}
+	damage = record_damage(header);
+	if (damage) {
+		fail(rec, "corrupt record at byte %zu (type %u: %s)",
+		     rec->offset, header->type, damage);
 		return NULL;
 	}
 	if (rec->mapped &&

@@ -29,28 +29,72 @@ symbols_for(const struct sleepy_report_options *opts,
 	return NULL;
 }
 
+/*
+ * The function of @app's user IP @ip: by -s for the application it names,
+ * else by the recording's mappings (*@dso then names the file); NULL if
+ * unknown.
+ */
 const char *sleepy_report_function(const struct sleepy_report_options *opts,
-				   const struct sleepy_app *app, uint64_t ip)
+				   struct sleepy_profile *profile,
+				   const struct sleepy_app *app, uint64_t ip,
+				   const char **dso)
 {
 	const struct sleepy_symbols *symbols = symbols_for(opts, app);
-	const struct sleepy_symbol *sym;
+	const struct sleepy_symbol *sym = NULL;
+	const struct sleepy_mapping *map;
 
-	if (!symbols)
-		return NULL;
-	sym = sleepy_symbols_find(symbols, ip);
+	*dso = NULL;
+	if (symbols) {
+		sym = sleepy_symbols_find(symbols, ip);
+	} else if (opts->dsos) {
+		map = sleepy_profile_mapping(profile, app, ip);
+		if (map)
+			sym = sleepy_dsos_find(opts->dsos, map, ip, dso);
+	}
 	return sym ? sym->name : NULL;
 }
 
-static const char *function_of(const struct sleepy_report_options *opts,
-			       const struct sleepy_app *app,
-			       const struct sleepy_ip_count *ip)
+/* What the reports call an IP count. */
+struct ip_name {
+	const char *function;	/* NULL if unknown */
+	const char *dso;	/* of a function named by the mappings */
+};
+
+/*
+ * The names of @ips, looked up once for every report.  NULL if nothing
+ * can name them; *@mapped tells whether the mappings named any.
+ */
+static struct ip_name *name_ips(const struct sleepy_report_options *opts,
+				struct sleepy_profile *profile,
+				struct sleepy_ip_count **ips, size_t nips,
+				bool *mapped)
 {
-	return ip->in_kernel ? NULL : sleepy_report_function(opts, app, ip->ip);
+	const struct sleepy_app *app = NULL;
+	struct ip_name *names;
+	size_t i;
+
+	*mapped = false;
+	if (!opts->nsymbols && !(opts->dsos && profile->nmappings))
+		return NULL;
+	names = calloc(nips + 1, sizeof(*names));
+	for (i = 0; names && i < nips; i++) {
+		/* An application's counts follow each other. */
+		if (!app || app->appid != ips[i]->appid)
+			app = sleepy_profile_app(profile, ips[i]->appid);
+		if (ips[i]->in_kernel || !sleepy_report_app_selected(opts, app))
+			continue;
+		names[i].function = sleepy_report_function(opts, profile, app,
+							   ips[i]->ip,
+							   &names[i].dso);
+		*mapped |= names[i].dso && names[i].function;
+	}
+	return names;
 }
 
 struct function_count {
 	const struct sleepy_app *app;
-	const char *function;
+	const char *function;	/* one copy per function: the key */
+	const char *dso;
 	uint64_t samples;
 };
 
@@ -70,14 +114,20 @@ static int cmp_functions(const void *a, const void *b)
 		return x->samples < y->samples ? 1 : -1;
 	/* Ties in a stable order: the table's order follows heap addresses. */
 	diff = strcmp(x->app->label, y->app->label);
-	return diff ?: strcmp(x->function, y->function);
+	diff = diff ?: strcmp(x->function, y->function);
+	return diff ?: strcmp(x->dso ?: "", y->dso ?: "");
 }
 
+/*
+ * By function, of the applications -s names and, if the mappings named
+ * any function, of all.
+ */
 static void report_functions(struct sleepy_output *out,
 			     const struct sleepy_report_options *opts,
 			     struct sleepy_profile *profile,
-			     struct sleepy_ip_count **ips, size_t nips,
-			     uint64_t total)
+			     struct sleepy_ip_count **ips,
+			     const struct ip_name *names, size_t nips,
+			     bool mapped, uint64_t total)
 {
 	struct function_count *rows, key;
 	struct sleepy_table table;
@@ -88,12 +138,14 @@ static void report_functions(struct sleepy_output *out,
 		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
 		struct function_count *count;
 
-		if (!sleepy_report_app_selected(opts, app) || !symbols_for(opts, app))
+		if (!sleepy_report_app_selected(opts, app) ||
+		    !(mapped || symbols_for(opts, app)))
 			continue;
 		key = (struct function_count) {
 			.app = app,
-			.function = function_of(opts, app, ips[i]) ?:
+			.function = names[i].function ?:
 				    (ips[i]->in_kernel ? "[kernel]" : "[unknown]"),
+			.dso = names[i].dso,
 		};
 		count = sleepy_table_get(&table, (uintptr_t)key.function ^
 					 ((uint64_t)app->appid << 40),
@@ -115,6 +167,7 @@ static void report_functions(struct sleepy_output *out,
 			.app = rows[i].app->label,
 			.pid = rows[i].app->pid,
 			.function = rows[i].function,
+			.dso = rows[i].dso,
 			.samples = rows[i].samples,
 			.percent = 100.0 * rows[i].samples / total,
 		};
@@ -132,6 +185,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	struct sleepy_app **apps, *app = NULL;
 	struct sleepy_ip_count **ips;
 	struct sleepy_output out;
+	struct ip_name *names;
+	bool mapped;
 	char text[640], json[1024], frequency[32] = "tick (CONFIG_HZ)";
 	size_t napps, nips, i, shown;
 	uint64_t total = 0;
@@ -194,6 +249,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		sleepy_output_row(&out, &row);
 	}
 
+	/* Not before: looking applications up may move them under @apps. */
+	names = name_ips(opts, profile, ips, nips, &mapped);
 	sleepy_output_report(&out, "by_app_ip",
 			     "By application and instruction pointer",
 			     SLEEPY_COLUMNS_IP);
@@ -209,7 +266,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 			.has_ip = true,
 			.ip = ips[i]->ip,
 			.in_kernel = ips[i]->in_kernel,
-			.function = function_of(opts, app, ips[i]),
+			.function = names ? names[i].function : NULL,
+			.dso = names ? names[i].dso : NULL,
 			.samples = ips[i]->samples,
 			.percent = 100.0 * ips[i]->samples / total,
 		};
@@ -221,8 +279,9 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		sleepy_output_row(&out, &row);
 	}
 
-	if (opts->nsymbols)
-		report_functions(&out, opts, profile, ips, nips, total);
+	if (names && (opts->nsymbols || mapped))
+		report_functions(&out, opts, profile, ips, names, nips, mapped,
+				 total);
 	if (profile->sched)
 		sleepy_sched_report(&out, opts, profile, rec->header.start_time_ns,
 				    profile->end_ns);
@@ -231,6 +290,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 			      profile->irqs->totals.used))
 		sleepy_irq_report(&out, opts, profile);
 	sleepy_output_end(&out);
+	free(names);
 	free(apps);
 	free(ips);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sleepy-parse's reports of an aggregated recording: by application, by
- * application and instruction pointer and, with symbol tables, by
+ * application and instruction pointer and, with function names, by
  * application and function.  In the library so that sleepy-parse and the
  * fuzzer (userland/fuzz/) run the same code.
  */
@@ -26,6 +26,12 @@ struct sleepy_report_options {
 	/* Matched to applications by name; any adds the report by function. */
 	const struct sleepy_symbols *symbols;
 	unsigned int nsymbols;
+	/*
+	 * Names the IPs of the other applications from the recording's
+	 * mappings, NULL for none; the report by function is added if any
+	 * IP gets a name.
+	 */
+	struct sleepy_dsos *dsos;
 	/* --chain NAME[#INSTANCE]: wakeup chain of that application. */
 	const char *chain_name;
 	uint32_t chain_instance;
@@ -39,9 +45,14 @@ struct sleepy_report_options {
 bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
 				const struct sleepy_app *app);
 
-/* The function of @app's user IP @ip, from the symbols; NULL if unknown. */
+/*
+ * The function of @app's user IP @ip, from -s or the recording's mappings
+ * (then *@dso names the file); NULL if unknown.
+ */
 const char *sleepy_report_function(const struct sleepy_report_options *opts,
-				   const struct sleepy_app *app, uint64_t ip);
+				   struct sleepy_profile *profile,
+				   const struct sleepy_app *app, uint64_t ip,
+				   const char **dso);
 
 /* Writes every report of @profile, read from @rec, to @out. */
 void sleepy_report(FILE *out, const struct sleepy_report_options *opts,

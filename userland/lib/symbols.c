@@ -4,22 +4,50 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "symbols.h"
 
+/* A PT_LOAD segment: where file offsets appear in the address space. */
+struct sleepy_load {
+	uint64_t offset;
+	uint64_t vaddr;
+	uint64_t filesz;
+};
+
+/* A file the mappings name: struct sleepy_dsos' table slot. */
+struct sleepy_dso {
+	const char *key;	/* the profile's copy of the recorded path */
+	char *path;		/* as opened, under the symfs */
+	char *name;		/* of the recorded path */
+	bool usable;
+	bool build_id_warned;
+	struct sleepy_symbols symbols;
+	struct sleepy_load *loads;
+	size_t nloads;
+	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
+	uint32_t build_id_size;
+};
+
 static int cmp_syms(const void *a, const void *b)
 {
 	const struct sleepy_symbol *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* The lookup takes the last: a sized symbol before an unsized one. */
+	return (int)y->unsized - (int)x->unsized;
 }
 
+/*
+ * @mapped: a file of the mappings, where a symbol without a size (of
+ * hand-written assembly, mostly) still names the code after it.
+ */
 static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
-		       Elf_Scn *scn, GElf_Shdr *shdr)
+		       Elf_Scn *scn, GElf_Shdr *shdr, bool mapped)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n = shdr->sh_entsize ? shdr->sh_size / shdr->sh_entsize : 0;
@@ -32,6 +60,8 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 		return -1;
 	symbols->syms = syms;
 	for (i = 0; i < n; i++) {
+		struct sleepy_symbol *s = &syms[symbols->count];
+		GElf_Shdr section;
 		const char *name;
 		GElf_Sym sym;
 
@@ -41,51 +71,85 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		syms[symbols->count++] = (struct sleepy_symbol) {
+		*s = (struct sleepy_symbol) {
 			.start = sym.st_value,
 			.size = sym.st_size,
 			.name = strdup(name),
 		};
+		if (!s->name)
+			return -1;
+		sleepy_sanitise_name(s->name);
+		symbols->count++;
+		if (!mapped || sym.st_size || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx >= SHN_LORESERVE ||
+		    !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &section) ||
+		    sym.st_value - section.sh_addr >= section.sh_size)
+			continue;
+		s->size = section.sh_addr + section.sh_size - sym.st_value;
+		s->unsized = true;
 	}
 	return 0;
+}
+
+/* Reads the function symbols of every section of @type. */
+static int read_functions(struct sleepy_symbols *symbols, Elf *elf,
+			  GElf_Word type, bool mapped)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == type &&
+		    read_symtab(symbols, elf, scn, &shdr, mapped))
+			return -1;
+	}
+	return 0;
+}
+
+/* Opens @path as ELF; NULL with a message in @error. */
+static Elf *open_elf(const char *path, int *fd, GElf_Ehdr *ehdr,
+		     char *error, size_t error_size)
+{
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(error, error_size, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	elf = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!elf || !gelf_getehdr(elf, ehdr)) {
+		snprintf(error, error_size, "%s: not an ELF file", path);
+		elf_end(elf);
+		close(*fd);
+		return NULL;
+	}
+	return elf;
 }
 
 int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 			char *error, size_t error_size)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr ehdr;
 	const char *base;
+	GElf_Ehdr ehdr;
 	Elf *elf;
 	int fd;
 
 	memset(symbols, 0, sizeof(*symbols));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		snprintf(error, error_size, "%s: %s", path, strerror(errno));
+	elf = open_elf(path, &fd, &ehdr, error, error_size);
+	if (!elf)
 		return -1;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || !gelf_getehdr(elf, &ehdr)) {
-		snprintf(error, error_size, "%s: not an ELF file", path);
-		goto fail;
-	}
 	if (ehdr.e_type != ET_EXEC) {
 		snprintf(error, error_size,
 			 "%s: position-independent (ET_DYN); symbols need a non-PIE build (-no-pie or -static)",
 			 path);
 		goto fail;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-
-		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB &&
-		    read_symtab(symbols, elf, scn, &shdr)) {
-			snprintf(error, error_size, "%s: bad symbol table",
-				 path);
-			goto fail;
-		}
+	if (read_functions(symbols, elf, SHT_SYMTAB, false)) {
+		snprintf(error, error_size, "%s: bad symbol table", path);
+		goto fail;
 	}
 	if (!symbols->count) {
 		snprintf(error, error_size, "%s: no function symbols (stripped?)",
@@ -101,8 +165,7 @@ int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 	close(fd);
 	return 0;
 fail:
-	if (elf)
-		elf_end(elf);
+	elf_end(elf);
 	close(fd);
 	sleepy_symbols_free(symbols);
 	return -1;
@@ -138,4 +201,184 @@ const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *sym
 	if (addr - symbols->syms[lo - 1].start >= (symbols->syms[lo - 1].size ?: 1))
 		return NULL;
 	return &symbols->syms[lo - 1];
+}
+
+void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
+		      FILE *warnings)
+{
+	dsos->symfs = symfs;
+	dsos->warnings = warnings;
+	sleepy_table_init(&dsos->files, sizeof(struct sleepy_dso));
+}
+
+void sleepy_dsos_free(struct sleepy_dsos *dsos)
+{
+	size_t i;
+
+	for (i = 0; i < dsos->files.capacity; i++) {
+		struct sleepy_dso *dso = sleepy_table_slot(&dsos->files, i);
+
+		if (!dso)
+			continue;
+		free(dso->path);
+		free(dso->name);
+		free(dso->loads);
+		sleepy_symbols_free(&dso->symbols);
+	}
+	sleepy_table_free(&dsos->files);
+}
+
+/* The file's GNU build-id note, if it has one. */
+static void read_build_id(struct sleepy_dso *dso, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		size_t offset = 0, name, desc;
+		Elf_Data *data;
+		GElf_Shdr shdr;
+		GElf_Nhdr note;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data &&
+		       (offset = gelf_getnote(data, offset, &note, &name, &desc))) {
+			const char *bytes = data->d_buf;
+
+			if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
+			    !memcmp(bytes + name, "GNU", 4) &&
+			    note.n_descsz <= SLEEPY_BUILD_ID_MAX) {
+				memcpy(dso->build_id, bytes + desc, note.n_descsz);
+				dso->build_id_size = note.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+/* Reads what the lookup needs of @dso->path; -1 with a message in @error. */
+static int dso_load(struct sleepy_dso *dso, char *error, size_t error_size)
+{
+	GElf_Ehdr ehdr;
+	size_t n, i;
+	int fd, ret = -1;
+	Elf *elf;
+
+	elf = open_elf(dso->path, &fd, &ehdr, error, error_size);
+	if (!elf)
+		return -1;
+	if (elf_getphdrnum(elf, &n)) {
+		snprintf(error, error_size, "%s: bad program headers", dso->path);
+		goto out;
+	}
+	dso->loads = calloc(n + 1, sizeof(*dso->loads));
+	if (!dso->loads) {
+		snprintf(error, error_size, "%s: out of memory", dso->path);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Phdr phdr;
+
+		if (gelf_getphdr(elf, i, &phdr) && phdr.p_type == PT_LOAD)
+			dso->loads[dso->nloads++] = (struct sleepy_load) {
+				phdr.p_offset, phdr.p_vaddr, phdr.p_filesz,
+			};
+	}
+	read_build_id(dso, elf);
+	/* .dynsym when stripped: the exported functions at least. */
+	if (read_functions(&dso->symbols, elf, SHT_SYMTAB, true) ||
+	    (!dso->symbols.count &&
+	     read_functions(&dso->symbols, elf, SHT_DYNSYM, true))) {
+		snprintf(error, error_size, "%s: bad symbol table", dso->path);
+		goto out;
+	}
+	if (!dso->symbols.count) {
+		snprintf(error, error_size, "%s: no function symbols", dso->path);
+		goto out;
+	}
+	qsort(dso->symbols.syms, dso->symbols.count,
+	      sizeof(*dso->symbols.syms), cmp_syms);
+	ret = 0;
+out:
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+static int dso_match(const void *slot, const void *arg)
+{
+	return ((const struct sleepy_dso *)slot)->key == arg;
+}
+
+/* The file of @map, read on first use (and named if it cannot be used). */
+static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
+				 const struct sleepy_mapping *map)
+{
+	struct sleepy_dso *dso = sleepy_table_get(&dsos->files,
+						  (uintptr_t)map->path,
+						  dso_match, map->path);
+	const char *base = strrchr(map->path, '/');
+	char error[PATH_MAX + 128];
+	size_t size;
+
+	if (dso->key)
+		return dso;
+	dso->key = map->path;
+	size = strlen(dsos->symfs ?: "") + strlen(map->path) + 1;
+	dso->path = malloc(size);
+	dso->name = strdup(base ? base + 1 : map->path);
+	if (!dso->path || !dso->name) {
+		snprintf(error, sizeof(error), "%s: out of memory", map->path);
+	} else {
+		snprintf(dso->path, size, "%s%s", dsos->symfs ?: "", map->path);
+		sleepy_sanitise_name(dso->name);
+		/* A relative or cut path would name another file. */
+		if (map->path[0] != '/' ||
+		    (map->flags & SLEEPY_MMAP_PATH_TRUNCATED))
+			snprintf(error, sizeof(error),
+				 "%s: not the whole path in the recording",
+				 map->path);
+		else
+			dso->usable = !dso_load(dso, error, sizeof(error));
+	}
+	if (!dso->usable)
+		fprintf(dsos->warnings, "sleepy-parse: %s; not used for symbols\n",
+			error);
+	return dso;
+}
+
+const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
+					     const struct sleepy_mapping *map,
+					     uint64_t ip, const char **dso_name)
+{
+	struct sleepy_dso *dso = dso_of(dsos, map);
+	uint64_t offset = ip - map->start + map->pgoff;
+	const struct sleepy_symbol *sym;
+	size_t i;
+
+	if (!dso->usable)
+		return NULL;
+	if (map->build_id_size && dso->build_id_size &&
+	    (map->build_id_size != dso->build_id_size ||
+	     memcmp(map->build_id, dso->build_id, dso->build_id_size))) {
+		if (!dso->build_id_warned)
+			fprintf(dsos->warnings,
+				"sleepy-parse: %s: build-id differs from the recording's; not used for symbols\n",
+				dso->path);
+		dso->build_id_warned = true;
+		return NULL;
+	}
+	for (i = 0; i < dso->nloads; i++) {
+		const struct sleepy_load *load = &dso->loads[i];
+
+		if (offset - load->offset >= load->filesz)
+			continue;
+		sym = sleepy_symbols_find(&dso->symbols,
+					  offset - load->offset + load->vaddr);
+		if (sym)
+			*dso_name = dso->name;
+		return sym;
+	}
+	return NULL;
 }

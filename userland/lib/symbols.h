@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Function symbols of one executable (elfutils libelf), for resolving the
- * user instruction pointers of a non-position-independent program such as
- * the static benchmarks.
+ * Function symbols of ELF files (elfutils libelf): of one executable
+ * given with -s, for the user instruction pointers of a non-position-
+ * independent program such as the static benchmarks; and of the files a
+ * recording's mappings name, for those of any program and library.
  */
 #ifndef SLEEPY_SYMBOLS_H
 #define SLEEPY_SYMBOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
 
 struct sleepy_symbol {
 	uint64_t start;
 	uint64_t size;
 	char *name;
+	/*
+	 * Had no size (assembly without .size): reaches to its section's
+	 * end, unless another symbol starts before.  Only in mapped files.
+	 */
+	bool unsized;
 };
 
 struct sleepy_symbols {
@@ -30,5 +40,27 @@ void sleepy_symbols_free(struct sleepy_symbols *symbols);
 /* Function containing @addr, or NULL. */
 const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *symbols,
 						uint64_t addr);
+
+/*
+ * The files a recording's mappings name, each read once, on first use:
+ * what the symbol lookup of a mapped IP needs of it.  A file that cannot
+ * be used is named once on @warnings.
+ */
+struct sleepy_dsos {
+	const char *symfs;	/* prefix of the recorded paths, or NULL */
+	FILE *warnings;
+	struct sleepy_table files;	/* path -> struct sleepy_dso */
+};
+
+void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
+		      FILE *warnings);
+void sleepy_dsos_free(struct sleepy_dsos *dsos);
+/*
+ * Function at @ip in @map (of a profile: its path is the profile's one
+ * copy), or NULL; with a function, *@dso_name is its file's name.
+ */
+const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
+					     const struct sleepy_mapping *map,
+					     uint64_t ip, const char **dso_name);
 
 #endif

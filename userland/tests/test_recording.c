@@ -3,11 +3,23 @@
  * Host unit tests of the recording reader, the aggregation, the symbol
  * lookup, the option parsers and the reports' computations.  TAP output; exit status 1 on failure.
  * Argument: the build directory (for a benchmark binary with symbols).
+ *
+ * Linked dynamically, unlike the tools: the tests of the mappings name
+ * functions of this program's own PIE and of the libc it runs with, from
+ * their real mappings in /proc/self/maps.
  */
+#define _GNU_SOURCE	/* dl_iterate_phdr(), memmem() */
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <inttypes.h>
+#include <link.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/output.h"
 #include "lib/profile.h"
@@ -15,12 +27,13 @@
 #include "lib/folded.h"
 #include "lib/irq.h"
 #include "lib/recording.h"
+#include "lib/report.h"
 #include "lib/sched.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 53
+#define PLANNED_TESTS 66
 
 static int failures, tests;
 
@@ -763,6 +776,407 @@ static void test_emd(void)
 	      same, moved);
 }
 
+/* A function of this program for the mapping tests: out of line, named. */
+__attribute__((noinline)) int mapped_function(int x)
+{
+	return x * 3 + 1;
+}
+
+/* An executable file mapping, as /proc/self/maps shows one. */
+struct file_map {
+	uint64_t start, end, offset;
+	char path[4096];
+};
+
+/* This process's executable file mapping that contains @addr. */
+static bool find_self_map(uintptr_t addr, struct file_map *m)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096 + 128], perms[8];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		int path = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
+			   &m->start, &m->end, perms, &m->offset, &path) < 4 || !path)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(m->path, sizeof(m->path), "%.4095s", line + path);
+		found = perms[2] == 'x' && m->path[0] == '/' &&
+			addr - m->start < m->end - m->start;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* The executable segment of the ELF file @path, where the kernel maps it. */
+static bool exec_segment(const char *path, struct file_map *m)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = NULL;
+	bool found = false;
+	size_t n = 0, i;
+
+	elf_version(EV_CURRENT);
+	if (fd >= 0)
+		elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_getphdrnum(elf, &n))
+		n = 0;
+	for (i = 0; i < n && !found; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		m->start = ph.p_vaddr & ~4095ULL;
+		m->end = ph.p_vaddr + ph.p_filesz;
+		m->offset = ph.p_offset & ~4095ULL;
+		found = snprintf(m->path, sizeof(m->path), "%s", path) <
+			(int)sizeof(m->path);
+	}
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* Whether /proc/self/exe is position-independent. */
+static bool self_is_pie(void)
+{
+	FILE *f = fopen("/proc/self/exe", "rb");
+	ElfW(Ehdr) ehdr;
+	bool pie = f && fread(&ehdr, sizeof(ehdr), 1, f) == 1 &&
+		   ehdr.e_type == ET_DYN;
+
+	if (f)
+		fclose(f);
+	return pie;
+}
+
+struct memory_build_id {
+	uintptr_t addr;		/* in the object wanted */
+	uint8_t id[SLEEPY_BUILD_ID_MAX];
+	uint32_t size;
+};
+
+#define NOTE_ALIGN(x, a) (((x) + (a) - 1) & ~(size_t)((a) - 1))
+
+/*
+ * dl_iterate_phdr() callback: the build-id of the loaded object that
+ * holds id->addr, from its notes in memory, as the kernel reads it.
+ */
+static int find_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct memory_build_id *id = arg;
+	bool here = false;
+	int i;
+
+	for (i = 0; i < info->dlpi_phnum; i++)
+		here |= info->dlpi_phdr[i].p_type == PT_LOAD &&
+			id->addr - (info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) <
+			info->dlpi_phdr[i].p_memsz;
+	for (i = 0; here && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *notes = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t align = ph->p_align == 8 ? 8 : 4, at = 0;
+
+		while (ph->p_type == PT_NOTE && at + sizeof(ElfW(Nhdr)) <= ph->p_memsz) {
+			const ElfW(Nhdr) *note = (const void *)(notes + at);
+			size_t desc = NOTE_ALIGN(at + sizeof(*note) + note->n_namesz, align);
+
+			if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+			    !memcmp(note + 1, "GNU", 4) && note->n_descsz <= sizeof(id->id)) {
+				memcpy(id->id, notes + desc, note->n_descsz);
+				id->size = note->n_descsz;
+				return 1;
+			}
+			at = NOTE_ALIGN(desc + note->n_descsz, align);
+		}
+	}
+	return here;
+}
+
+static void put_instance(struct builder *b, uint32_t appid, uint32_t parent,
+			 uint32_t pid, uint64_t time, const char *name,
+			 uint32_t instance)
+{
+	struct sleepy_app_start a = {
+		.header = { SLEEPY_REC_APP_START, sizeof(a), 1 },
+		.appid = appid, .parent_appid = parent, .pid = pid,
+		.instance = instance, .time_ns = time,
+	};
+
+	memcpy(a.name, name, strnlen(name, sizeof(a.name)));
+	put(b, &a, sizeof(a));
+}
+
+static void put_mmap(struct builder *b, uint32_t appid, uint32_t pid,
+		     uint64_t time, uint32_t flags, const struct file_map *m,
+		     const struct memory_build_id *id)
+{
+	size_t len = strlen(m->path) + 1;
+	uint16_t size = (sizeof(struct sleepy_mmap) + len + 7) & ~7UL;
+	struct sleepy_mmap *r = calloc(1, size);
+
+	*r = (struct sleepy_mmap) {
+		.header = { SLEEPY_REC_MMAP, size, 0 },
+		.time_ns = time, .start = m->start, .len = m->end - m->start,
+		.pgoff = m->offset, .pid = pid, .appid = appid, .flags = flags,
+	};
+	if (id) {
+		r->build_id_size = id->size;
+		memcpy(r->build_id, id->id, id->size);
+	}
+	memcpy(r->path, m->path, len);
+	put(b, r, size);
+	free(r);
+}
+
+/* Whether the mappings name @ip of @appid @function in @dso (NULL: not). */
+static bool named(struct sleepy_profile *p, struct sleepy_dsos *dsos,
+		  uint32_t appid, uint64_t ip, const char *function,
+		  const char *dso)
+{
+	const struct sleepy_mapping *map;
+	const struct sleepy_symbol *sym = NULL;
+	const char *file = NULL;
+
+	map = sleepy_profile_mapping(p, sleepy_profile_app(p, appid), ip);
+	if (map)
+		sym = sleepy_dsos_find(dsos, map, ip, &file);
+	if (!sym && !function)
+		return true;
+	if (sym && function && !strcmp(sym->name, function) &&
+	    !strcmp(file, dso))
+		return true;
+	printf("# appid %u ip %#" PRIx64 ": %s (%s), expected %s (%s)\n", appid,
+	       ip, sym ? sym->name : "-", sym ? file : "-",
+	       function ?: "-", function ? dso : "-");
+	return false;
+}
+
+/* The whole report of @p in @format, in a string the caller frees. */
+static char *report(struct sleepy_profile *p, struct sleepy_recording *rec,
+		    struct sleepy_dsos *dsos, enum sleepy_format format,
+		    const struct sleepy_symbols *symbols)
+{
+	struct sleepy_report_options opts = {
+		.path = "t", .format = format, .dsos = dsos,
+		.symbols = symbols, .nsymbols = !!symbols,
+		.chain_depth = 1,
+	};
+	char *text = NULL;
+	size_t size;
+	FILE *f = open_memstream(&text, &size);
+
+	sleepy_report(f, &opts, p, rec);
+	fclose(f);
+	return text;
+}
+
+/* Lines of @text that contain both @a and @b. */
+static int lines_with(const char *text, const char *a, const char *b)
+{
+	const char *line, *end;
+	int n = 0;
+
+	for (line = text; line && *line; line = end ? end + 1 : NULL) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		n += memmem(line, end - line, a, strlen(a)) &&
+		     memmem(line, end - line, b, strlen(b));
+		if (!*end)
+			break;
+	}
+	return n;
+}
+
+#define MAPPING_TESTS 11
+
+/*
+ * Functions named from the mappings in a recording: of this program and
+ * the libc it runs with, at their real addresses (PIE and shared
+ * library), and of bench/call, not position-independent.  pid 1000 forks
+ * 1001, which execs twice; the exec's mappings come first in the file
+ * (another CPU's buffer).  Other programs map the test program with
+ * another build-id, and a file that does not exist.
+ */
+static void test_mappings(const char *dir)
+{
+	struct memory_build_id exe_id = { .addr = (uintptr_t)mapped_function };
+	struct memory_build_id libc_id = { .addr = (uintptr_t)getenv }, wrong_id;
+	struct file_map exe, libc, call, missing = {
+		0x10000, 0x11000, 0, "/nonexistent/libmissing.so",
+	};
+	uint64_t f = (uintptr_t)mapped_function + 1, g = (uintptr_t)getenv + 1;
+	const char *exe_dso, *libc_dso;
+	const struct sleepy_symbol *loop = NULL;
+	char path[4096], call_path[PATH_MAX], *warnings = NULL;
+	char *text = NULL, *csv = NULL, *json = NULL, *with_s = NULL;
+	struct sleepy_symbols call_syms = {};
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	size_t warnings_size, i;
+	bool ok[8];
+	FILE *w;
+
+	snprintf(path, sizeof(path), "%s/bench/call", dir);
+	if (!realpath(path, call_path) ||
+	    sleepy_symbols_load(&call_syms, call_path, path, sizeof(path)) ||
+	    !find_self_map(f, &exe) || !find_self_map(g, &libc) ||
+	    !strcmp(exe.path, libc.path) || !exec_segment(call_path, &call) ||
+	    !dl_iterate_phdr(find_build_id, &exe_id) || !exe_id.size) {
+		for (i = 0; i < MAPPING_TESTS; i++)
+			check(0, "mappings: no test setup (%s, %s)", call_path, path);
+		return;
+	}
+	dl_iterate_phdr(find_build_id, &libc_id);
+	for (i = 0; i < call_syms.count; i++)
+		if (!strcmp(call_syms.syms[i].name, "loop"))
+			loop = &call_syms.syms[i];
+	wrong_id = exe_id;
+	wrong_id.id[0] ^= 1;
+	exe_dso = strrchr(exe.path, '/') + 1;
+	libc_dso = strrchr(libc.path, '/') + 1;
+
+	put_header(&b, 2);
+	put_mmap(&b, 0, 1001, 2999, SLEEPY_MMAP_EXEC, &libc, NULL);
+	put_mmap(&b, 0, 1001, 4999, SLEEPY_MMAP_EXEC, &exe, NULL);
+	put_instance(&b, 1, 0, 1000, 1000, "test", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &exe, &exe_id);
+	put_instance(&b, 2, 1, 1001, 2000, "test", 2);
+	put_mmap(&b, 1, 1000, 2500, 0, &libc, &libc_id);	/* after the fork */
+	put_instance(&b, 3, 2, 1001, 3000, "exec1", 1);
+	put_instance(&b, 4, 3, 1001, 5000, "exec2", 1);
+	put_instance(&b, 5, 0, 1002, 1000, "mismatch", 1);
+	put_mmap(&b, 5, 1002, 1000, 0, &exe, &wrong_id);
+	put_instance(&b, 6, 0, 1003, 1000, "missing", 1);
+	put_mmap(&b, 6, 1003, 1000, 0, &missing, NULL);
+	put_instance(&b, 7, 0, 1004, 1000, "call", 1);
+	put_mmap(&b, 7, 1004, 1000, 0, &call, NULL);
+	for (i = 0; i < 3; i++)
+		put_sample(&b, 1, f, 0, 0);
+	put_sample(&b, 1, g, 1, 0);
+	put_sample(&b, 2, f, 0, 0);
+	put_sample(&b, 2, g, 0, 0);
+	put_sample(&b, 3, f, 0, 0);
+	put_sample(&b, 3, g, 0, 0);
+	put_sample(&b, 4, f, 0, 0);
+	put_sample(&b, 4, g, 0, 0);
+	put_sample(&b, 5, f, 0, 0);
+	put_sample(&b, 5, f + 2, 0, 0);
+	put_sample(&b, 6, 0x10010, 0, 0);
+	put_sample(&b, 6, 0x10020, 0, 0);
+	put_sample(&b, 7, loop ? loop->start + 1 : 0, 0, 0);
+	put_trailer(&b, 15, 0);
+
+	w = open_memstream(&warnings, &warnings_size);
+	sleepy_dsos_init(&dsos, NULL, w);
+	check(read_all(&b, &rec, &p) == 15 && !rec.error[0] && p.nmappings == 7,
+	      "mappings: a recording with 7 mappings read");
+	ok[0] = named(&p, &dsos, 1, f, "mapped_function", exe_dso);
+	ok[1] = named(&p, &dsos, 1, g, "getenv", libc_dso);
+	ok[2] = named(&p, &dsos, 2, f, "mapped_function", exe_dso) &&
+		named(&p, &dsos, 2, g, NULL, NULL);
+	ok[3] = named(&p, &dsos, 3, g, "getenv", libc_dso) &&
+		named(&p, &dsos, 3, f, NULL, NULL) &&
+		named(&p, &dsos, 4, f, "mapped_function", exe_dso) &&
+		named(&p, &dsos, 4, g, NULL, NULL);
+	ok[4] = named(&p, &dsos, 5, f, NULL, NULL) &&
+		named(&p, &dsos, 5, f + 2, NULL, NULL);
+	ok[5] = named(&p, &dsos, 6, 0x10010, NULL, NULL) &&
+		named(&p, &dsos, 6, 0x10020, NULL, NULL);
+	ok[6] = loop && named(&p, &dsos, 7, loop->start + 1, "loop", "call");
+	text = report(&p, &rec, &dsos, SLEEPY_FORMAT_TEXT, NULL);
+	csv = report(&p, &rec, &dsos, SLEEPY_FORMAT_CSV, NULL);
+	json = report(&p, &rec, &dsos, SLEEPY_FORMAT_JSON, NULL);
+	with_s = report(&p, &rec, &dsos, SLEEPY_FORMAT_TEXT, &call_syms);
+	fclose(w);
+
+	check(ok[0] && ok[1] && self_is_pie(),
+	      "mappings: functions of this PIE and of %s named", libc_dso);
+	check(ok[2], "fork: the child has its parent's mappings, not one mapped after the fork");
+	check(ok[3], "exec: EXEC mappings belong to the pid's next instance; an exec'd image inherits nothing");
+	check(ok[4] && lines_with(warnings, exe.path, "build-id differs") == 1,
+	      "build-id differs: IPs unnamed, one warning for the file");
+	check(ok[5] && lines_with(warnings, "/nonexistent/libmissing.so",
+				  "No such file") == 1 &&
+	      lines_with(warnings, "sleepy-parse: ", "") == 2,
+	      "missing file: IPs unnamed, one warning; no other warnings");
+	check(ok[6], "mappings: a non-PIE program (file offsets are not addresses) named without -s");
+	snprintf(path, sizeof(path), "mapped_function (%s)", exe_dso);
+	check(text && lines_with(text, "test#1 ", path) == 2 &&
+	      strstr(text, "== By application and function ==") &&
+	      lines_with(text, "exec1#1 ", "[unknown]") == 1,
+	      "report: function (file) by IP and by function");
+	snprintf(path, sizeof(path), ",getenv,1,%.4f,%s\n", 100.0 / 15, libc_dso);
+	check(csv && json &&
+	      !strncmp(csv, "report,app,pid,ip,mode,function,samples,percent,dso\n", 52) &&
+	      lines_with(csv, "by_function,exec1#1,1001,,,getenv,", libc_dso) == 1 &&
+	      strstr(csv, path) && strstr(json, "\"dso\": null") &&
+	      lines_with(json, "\"function\": \"getenv\"", libc_dso) == 4,
+	      "report: a dso column last in CSV, a dso key in JSON");
+	check(with_s && lines_with(with_s, "call#1 ", "loop") == 2 &&
+	      !lines_with(with_s, "call#1 ", "loop (call)") &&
+	      lines_with(with_s, "test#1 ", "mapped_function (") == 2,
+	      "-s names the application it names, the mappings the others");
+	free(text);
+	free(csv);
+	free(json);
+	free(with_s);
+	sleepy_dsos_free(&dsos);
+
+	/* The same files under another root. */
+	w = fopen("/dev/null", "w");
+	sleepy_dsos_init(&dsos, "/proc/self/root", w);
+	ok[0] = named(&p, &dsos, 1, f, "mapped_function", exe_dso);
+	sleepy_dsos_free(&dsos);
+	sleepy_dsos_init(&dsos, "/nonexistent", w);
+	ok[1] = named(&p, &dsos, 1, f, NULL, NULL);
+	sleepy_dsos_free(&dsos);
+	fclose(w);
+	check(ok[0] && ok[1], "--symfs: the mapped files read under that root");
+
+	sleepy_profile_free(&p);
+	sleepy_symbols_free(&call_syms);
+	free(warnings);
+	free(b.data);
+}
+
+/* MMAP records with a path past their end or too long a build-id. */
+static void test_bad_mmap(void)
+{
+	struct {
+		struct sleepy_mmap map;
+		char path[8];
+	} r = {
+		.map = { .header = { SLEEPY_REC_MMAP, sizeof(r), 0 }, .appid = 1 },
+		.path = "/lib/abc",	/* no NUL */
+	};
+	struct builder b = {};
+	size_t at;
+
+	put_header(&b, 2);
+	put_app(&b, 1, "loop", 1);
+	put_sample(&b, 1, 0x401000, 0, 0);
+	at = b.size;
+	put(&b, &r, sizeof(r));
+	put_trailer(&b, 1, 0);
+	expect_read_error(&b, "path not terminated", at, 1,
+			  "mmap record with its path not terminated");
+	r.path[7] = '\0';
+	r.map.build_id_size = SLEEPY_BUILD_ID_MAX + 1;
+	memcpy(b.data + at, &r, sizeof(r));
+	expect_read_error(&b, "build-id too long", at, 1,
+			  "mmap record with a build-id of 21 bytes");
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -780,5 +1194,7 @@ int main(int argc, char **argv)
 	test_folded_offcpu();
 	test_irq_histograms();
 	test_emd();
+	test_mappings(argc > 1 ? argv[1] : "../build/userland");
+	test_bad_mmap();
 	return failures ? 1 : 0;
 }
