@@ -96,7 +96,12 @@ With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
 and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
 handler times, written at the stop (the scheduler's and the interrupt
 code's calls come in their own patches), each behind a static key of its
-own so that sampling-only sessions do not pay for them.
+own so that sampling-only sessions do not pay for them.  The executable
+file mappings of the profiled processes (start, length, file offset,
+path, build-id) go into the stream too: for every process at the start,
+from a walk per CPU outside the hotplug lock, and from an mmap hook
+(its own patch), so that a tool can name the samples of a process that
+exited or whose pid was reused.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
@@ -217,6 +222,13 @@ Design choices a reviewer will ask about:
   are written once, at the stop, not a record per interrupt.  Only x86's
   local timer among the system vectors so far; arm64's per-CPU timer
   (handle_percpu_devid_irq()) is not hooked yet.
+- Mappings: a call next to perf_event_mmap() in __mmap_region() and a
+  walk per CPU at the start write each executable file mapping of a
+  profiled process, in process context only: path by file_path(),
+  build-id by build_id_parse_nofault() (never a fault under mmap_lock).
+  An exec's mappings come before the exec hook and are flagged as
+  belonging to the image it announces next.  A mapping made executable
+  by mprotect() is not written yet.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
