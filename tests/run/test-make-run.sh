@@ -9,7 +9,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..6"
+echo "1..7"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -30,6 +30,9 @@ check "SLEEPY_OPTS reached the profiler (the report says 2000 Hz)" \
 	grep -q "2000 Hz" "$dir/ok.log"
 check "the report has the program's samples (hot#1)" \
 	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1" "$dir/ok.log"
+# Named from the recording's mappings alone, no -s: the PIE's library.
+check "its hot loop is named in its library: hot_loop (libhot.so)" \
+	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1 .*hot_loop \(libhot\.so\)" "$dir/ok.log"
 
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?
