@@ -124,12 +124,16 @@ done
 # perf starts the workload itself, so its setup is not timed; `elapsed`
 # times the workload alone in every configuration.
 perf_sched_events="-e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new"
-# perf_events FILE: tracepoint samples and lost ones, "EVENTS DROPPED".
+# perf_events FILE: tracepoint samples and lost records, "EVENTS DROPPED":
+# PERF_RECORD_LOST from the aggregated stats, LOST_SAMPLES from each
+# event's own (the aggregated line repeats their sum).
 perf_events() {
 	perf report --stats -i $1 2>/dev/null | awk '
-		/ stats:$/ { tp = ($1 ~ /^sched:/) }
+		/^Aggregated stats:$/ { own = 0; next }
+		/ stats:$/ { own = 1; tp = ($1 ~ /^sched:/); next }
+		!own && /^ *LOST events:/ { lost += $3 }
+		own && /LOST_SAMPLES events:/ { lost += $3 }
 		tp && /SAMPLE events:/ { n += $3 }
-		/LOST_SAMPLES events:|^ *LOST events:/ { lost += $3 }
 		END { print n + 0, lost + 0 }'
 }
 if want sched; then
