@@ -18,10 +18,12 @@
  *
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
- * the walk over the existing processes, then sampling is set, then the
- * timers, the scheduler hooks and the interrupt hooks start; last, out of
- * the CPU hotplug lock, the walk over the processes' mappings, which
- * takes their mmap_lock (the mmap hook writes new ones).  A CPU that
+ * the walk over the existing processes and the one over their mappings,
+ * then sampling is set, then the timers, the scheduler hooks and the
+ * interrupt hooks start.  The mappings' walk takes mmap_lock, so it runs
+ * out of the CPU hotplug lock; a CPU that comes online meanwhile starts
+ * no timer (the session does not sample yet) and sampling_start() starts
+ * it with the others.  A CPU that
  * parks its timer has therefore always seen the session sampling, and the
  * switch away from the idle task restarts it.  The stop writes the
  * interrupt histograms into the stream once no hook runs.
@@ -181,12 +183,18 @@ static void sleepy_session_run(struct sleepy_session *session)
 	rcu_assign_pointer(sleepy_live, session);
 	static_branch_enable_cpuslocked(&sleepy_active);
 	sleepy_announce_existing(session);
+	cpus_read_unlock();
+	/*
+	 * Out of the hotplug lock (the walks take mmap_lock), and before
+	 * sampling, so that the walks do not compete with the interrupts.
+	 */
+	sleepy_announce_mappings(session);
+	cpus_read_lock();
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
 	sleepy_sched_start(session);
 	sleepy_irq_start(session);
 	cpus_read_unlock();
-	sleepy_announce_mappings(session);
 	sleepy_running = session;
 }
 

@@ -907,6 +907,13 @@ TEST_F(sleepy, sched_switches_and_wakeups)
 		close(go[1]);
 		ASSERT_EQ(child, waitpid(child, &status, 0));
 		ASSERT_EQ(0, status);
+		/*
+		 * The child's last switch (reason exiting) comes after
+		 * exit_notify() let waitpid() return: on its own CPU, which
+		 * an emulator may not run for a while.  Idle this CPU so the
+		 * other one runs before the stop turns the hook off.
+		 */
+		usleep(100 * 1000);
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
 		count_sched(&s, child, &c);
