@@ -20,13 +20,15 @@
  * callback restarts a timer, so cancelling every possible CPU's timer ends
  * sampling for good.
  *
- * Grid: every CPU's timer fires at the multiples of the period in
- * CLOCK_MONOTONIC, as the tick fires at the multiples of TICK_NSEC, so
- * that the CPUs' samples are simultaneous and no CPU's timer expires just
- * before another's.  That matters under a hypervisor that runs several
- * vCPUs on one host CPU and switches between them at timer deadlines (QEMU
- * with -icount does): two grids d apart leave one vCPU d of every period,
- * less than an interrupt takes when d is small, so its task never ran.
+ * Grid: CPU k's timer fires at the multiples of the period shifted by
+ * k / nr_cpu_ids of a period (skew_tick=1 spreads the ticks the same way),
+ * so that no CPU's timer expires just before another's or with it.  That
+ * matters where several vCPUs share one host thread.  QEMU with -icount
+ * switches between them at timer deadlines: two deadlines d apart leave
+ * one vCPU d of every period, less than an interrupt takes when d is
+ * small, so its task never ran.  Plain QEMU serves the vCPUs' interrupts
+ * one after the other: those that fired together wait for each other, and
+ * the last come too late and skip.
  *
  * Rate: the timer rearms at least half a period ahead on its grid, so a
  * CPU too slow for the frequency (or an interrupt held off too long) skips
@@ -171,12 +173,13 @@ void __sleepy_idle_exit(void)
 	}
 }
 
-/* The first multiple of @period after @now: a point of the common grid. */
-static ktime_t sleepy_grid_next(ktime_t now, ktime_t period)
+/* The first point of @cpu's grid after @now. */
+static ktime_t sleepy_grid_next(ktime_t now, ktime_t period, unsigned int cpu)
 {
+	u64 skew = div_u64((u64)period * cpu, nr_cpu_ids);
 	u64 into_period;
 
-	div64_u64_rem(now, period, &into_period);
+	div64_u64_rem(now + period - skew, period, &into_period);
 	return ktime_add_ns(now, period - into_period);
 }
 
@@ -192,7 +195,8 @@ static void sleepy_hrtimer_start_local(void *unused)
 	__this_cpu_write(sleepy_hrtimer_parked, false);
 	__this_cpu_write(sleepy_idle_periods, 0);
 	hrtimer_start(this_cpu_ptr(&sleepy_hrtimer),
-		      sleepy_grid_next(ktime_get(), session->period),
+		      sleepy_grid_next(ktime_get(), session->period,
+				       smp_processor_id()),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
