@@ -5,10 +5,11 @@
 # vCPUs.  Sampling must never starve a CPU: each session ends, the loops
 # keep making progress, and the host fails the run on any RCU stall or
 # other report in the console.  QEMU switches vCPUs at timer deadlines
-# here, so CPUs whose timers were not on one grid shared the time
+# here, so CPUs whose timers were close shared the time
 # unevenly: at 50 kHz, one vCPU got as little as a few microseconds a
 # period (a hang, or 81-92% of the time for the loops and records
-# dropped); on one grid the loops get 99% and nothing is dropped.
+# dropped); with the grids a half period apart the loops get 98-100%
+# and nothing is dropped.
 . /sleepy/guest/lib.sh
 cd /tmp
 plan 9

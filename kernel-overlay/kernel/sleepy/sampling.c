@@ -30,11 +30,15 @@
  * one after the other: those that fired together wait for each other, and
  * the last come too late and skip.
  *
- * Rate: the timer rearms at least half a period ahead on its grid, so a
- * CPU too slow for the frequency (or an interrupt held off too long) skips
- * and counts periods instead of sampling back to back.  An hrtimer that
- * finds its CPU idle twice in a row does not rearm (the tick does not run
- * on idle CPUs either): it parks until the CPU leaves idle.
+ * Rate: after each sample the timer rearms on its grid at least half a
+ * period ahead, and at least three times as long ahead as the sample took:
+ * taking samples, the CPU spends at most a quarter of its time in this
+ * code (perf_cpu_time_max_percent's default; perf measures its handlers
+ * the same way, without the interrupt's entry and exit).  A CPU too slow
+ * for the frequency, or an interrupt held off, skips and counts periods
+ * instead of sampling back to back.  An hrtimer that finds its CPU idle
+ * twice in a row does not rearm (the tick does not run on idle CPUs
+ * either): it parks until the CPU leaves idle.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -108,17 +112,23 @@ void __sleepy_tick(struct pt_regs *regs)
 		sleepy_sample(session, regs);
 }
 
+/* The share of a CPU's time the samples may take, in percent. */
+#define SLEEPY_MAX_CPU_PERCENT	25
+
 /*
- * Moves @timer to the first point of its grid at least half a period from
- * now.  On time, that is the next one; an interrupt that came late, or a
- * sample that took longer than half a period, skips points rather than
- * firing again at once, and the skipped points are counted.
+ * Moves @timer to the first point of its grid at least half a period, and
+ * long enough for the sample begun at @began to keep its share, from now.
+ * On time and fast, that is the next point; a late or slow sample skips
+ * points rather than firing again at once, and they are counted.
  */
 static void sleepy_hrtimer_rearm(struct sleepy_session *session,
-				 struct hrtimer *timer)
+				 struct hrtimer *timer, ktime_t began)
 {
-	ktime_t earliest = ktime_add(hrtimer_cb_get_time(timer),
-				     session->period / 2);
+	ktime_t now = hrtimer_cb_get_time(timer);
+	ktime_t rest = div_s64(ktime_sub(now, began) *
+			       (100 - SLEEPY_MAX_CPU_PERCENT),
+			       SLEEPY_MAX_CPU_PERCENT);
+	ktime_t earliest = ktime_add(now, max(rest, session->period / 2));
 	u64 periods = hrtimer_forward(timer, earliest, session->period);
 
 	if (periods > 1)
@@ -138,9 +148,11 @@ static void sleepy_hrtimer_rearm(struct sleepy_session *session,
 static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 {
 	struct sleepy_session *session = sleepy_timer_session();
+	ktime_t began;
 
 	if (!session)
 		return HRTIMER_NORESTART;
+	began = hrtimer_cb_get_time(timer);
 	sleepy_sample(session, get_irq_regs());
 	if (!is_idle_task(current) || need_resched()) {
 		__this_cpu_write(sleepy_idle_periods, 0);
@@ -149,7 +161,7 @@ static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 		__this_cpu_write(sleepy_hrtimer_parked, true);
 		return HRTIMER_NORESTART;
 	}
-	sleepy_hrtimer_rearm(session, timer);
+	sleepy_hrtimer_rearm(session, timer, began);
 	return HRTIMER_RESTART;
 }
 
