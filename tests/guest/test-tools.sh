@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 39
+plan 41
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -138,3 +138,20 @@ nok_kernel=$(rows /tmp/nok.data | awk '$1 ~ /^syscall#/ && $3 == "kernel"' | wc 
 nok_kernel_ip=$(rows /tmp/nok.data | awk '$4 ~ /^0xffffffff/' | wc -l)
 check "-k: kernel IPs in kernel-mode rows ($k_kernel); without -k none ($nok_kernel_ip of $nok_kernel kernel-mode rows)" \
 	[ "$k_kernel" -gt 0 -a "$nok_kernel" -gt 0 -a "$nok_kernel_ip" = 0 ]
+
+# -k recordings name kernel functions from the symbols the drainer kept
+# (root reads /proc/kallsyms): nearly every kernel-mode sample of the
+# syscall loop, each name a text symbol of this kernel, the kernel's own
+# entry path among them.
+sleepy-parse --folded cpu /tmp/k.data > /tmp/k.folded
+kframes() { sed -n 's/^syscall#[0-9]*;\(.*\)_\[k\] \([0-9]*\)$/\1 \2/p' /tmp/k.folded; }
+named=$(kframes | awk '$1 !~ /^0x/ && $1 != "[kernel]" { n += $2 } END { print n + 0 }')
+all_k=$(kframes | awk '{ n += $2 } END { print n + 0 }')
+bogus=$(kframes | awk '$1 !~ /^0x/ && $1 != "[kernel]" { print $1 }' | while read -r f; do
+	grep -q " [tTwW] $f\$" /proc/kallsyms || echo "$f"; done | wc -l)
+check "-k: kernel functions named ($named of $all_k kernel-mode samples), all in /proc/kallsyms ($bogus not)" \
+	[ "$named" -gt 0 -a $((named * 10)) -ge $((all_k * 9)) -a "$bogus" = 0 ]
+entry=$(kframes | awk '$1 ~ /sys|syscall|entry/ { n += $2 } END { print n + 0 }')
+csv_named=$(sleepy-parse --format csv /tmp/k.data | grep -c '^by_function,syscall#[0-9]*,.*\[kernel.kallsyms\]')
+check "-k: the syscall entry path among them ($entry samples), [kernel.kallsyms] in the function report ($csv_named rows)" \
+	[ "$entry" -gt 0 -a "$csv_named" -gt 0 ]

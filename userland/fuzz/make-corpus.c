@@ -396,6 +396,52 @@ static void write_irq(void)
 	free(b.data);
 }
 
+/*
+ * Kernel-mode samples named by the kernel symbols a -k recording keeps:
+ * good lines, a module's, and damaged ones (no end, end before start,
+ * no name, an overlong line), the text cut without a newline.
+ */
+static void write_kernel_symbols(void)
+{
+	static const char symbols[] =
+		"ffffffff81000000 ffffffff81000100 _stext\n"
+		"ffffffff81000110 ffffffff81000200 do_thing\n"
+		"ffffffffc0000000 ffffffffc0000100 mod_func [mymod]\n"
+		"ffffffff81000300\n"
+		"ffffffff81000400 ffffffff81000300 backwards\n"
+		"ffffffff81000500 ffffffff81000600\n"
+		"ffffffff81000700 ffffffff81000800 a_name_longer_than_the_line_buffer"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+		"ffffffff81000900 ffffffff81000a00 cut";
+	static const uint64_t ips[] = {
+		0xffffffff81000120, 0xffffffff81000010, 0xffffffffc0000010,
+		0xffffffff81000410, 0xffffffff81000750, 0xffffffff81000950, 0,
+	};
+	struct {
+		struct sleepy_record_header header;
+		char text[(sizeof(symbols) - 1 + 7) & ~7UL];
+	} text = { .header = { SLEEPY_REC_KERNEL_SYMBOLS, sizeof(text), 0 } };
+	struct builder b = {};
+	size_t i;
+
+	memcpy(text.text, symbols, sizeof(symbols) - 1);
+	put_header(&b, 1);
+	put_app(&b, 1, 0, "loop", 1);
+	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		put_sample(&b, 1, 0, 0x401000, ips[i], SLEEPY_SAMPLE_IN_KERNEL);
+	put(&b, &text, sizeof(text));
+	put_trailer(&b, 1);
+	write_seed("kernel-symbols.rec", b.data, b.size);
+	free(b.data);
+}
+
 static void put_mmap(struct builder *b, uint32_t cpu, uint64_t time,
 		     uint64_t start, uint64_t len, uint32_t pid, uint32_t appid,
 		     uint32_t flags, const char *path)
@@ -586,6 +632,8 @@ static void write_dictionary(const char *path)
 		    sizeof(struct sleepy_irq_app));
 	dict_record(f, "mmap", SLEEPY_REC_MMAP,
 		    sizeof(struct sleepy_mmap) + 8);
+	dict_record(f, "kernel_symbols", SLEEPY_REC_KERNEL_SYMBOLS,
+		    sizeof(struct sleepy_text) + 8);
 	dict_record(f, "cpu_stats", SLEEPY_REC_CPU_STATS,
 		    sizeof(struct sleepy_cpu_stats));
 	dict_record(f, "end", SLEEPY_REC_END, sizeof(struct sleepy_end));
@@ -612,6 +660,7 @@ int main(int argc, char **argv)
 	write_sched();
 	write_irq();
 	write_mmap();
+	write_kernel_symbols();
 	if (argc == 4)
 		write_guest_head(argv[3]);
 	write_dictionary(argv[2]);

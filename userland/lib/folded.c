@@ -14,7 +14,7 @@
 #include "folded.h"
 #include "sched.h"
 
-#define FRAME		32	/* "0x" + 16 hex digits + "_[k]", "[runqueue]" */
+#define FRAME		256	/* a function name + "_[k]", "0x" + 16 hex digits */
 #define MAX_FRAMES	4	/* app, reason, user, kernel */
 
 struct folded_line {
@@ -105,6 +105,19 @@ static const char *ip_frame(char *buf, uint64_t ip, bool kernel)
 	return buf;
 }
 
+/* A kernel IP's function, else the IP, with _[k]. */
+static const char *kernel_frame(char *buf, struct sleepy_profile *profile,
+				uint64_t ip)
+{
+	const char *dso;
+	const char *function = sleepy_report_kernel_function(profile, ip, &dso);
+
+	if (!function)
+		return ip_frame(buf, ip, true);
+	snprintf(buf, FRAME, "%s_[k]", function);
+	return buf;
+}
+
 /* A user IP's function, else the IP. */
 static const char *user_frame(char *buf,
 			      const struct sleepy_report_options *opts,
@@ -136,7 +149,7 @@ static void add_samples(struct sleepy_table *lines,
 		if (!ips[i]->in_kernel)
 			frames[1] = user_frame(buf, opts, profile, app, ips[i]->ip);
 		else if (ips[i]->ip)
-			frames[1] = ip_frame(buf, ips[i]->ip, true);
+			frames[1] = kernel_frame(buf, profile, ips[i]->ip);
 		else
 			frames[1] = "[kernel]_[k]";
 		add(lines, frames, 2, ips[i]->samples);
@@ -172,7 +185,8 @@ static void add_offcpu(struct sleepy_table *lines,
 			frames[n++] = user_frame(user, opts, profile, app,
 					       site->user_ip);
 		if (site->kernel_ip)
-			frames[n++] = ip_frame(kernel, site->kernel_ip, true);
+			frames[n++] = kernel_frame(kernel, profile,
+						   site->kernel_ip);
 		add(lines, frames, n, site->total_ns);
 	}
 }

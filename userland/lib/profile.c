@@ -190,6 +190,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	free(profile->mappings);
 	profile->mappings = NULL;
 	profile->nmappings = profile->mappings_size = 0;
+	sleepy_ksyms_free(&profile->ksyms);
 	if (profile->sched) {
 		sleepy_sched_free(profile->sched);
 		free(profile->sched);
@@ -399,6 +400,11 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		break;
 	case SLEEPY_REC_MMAP:
 		add_mmap(profile, (const void *)record);
+		break;
+	case SLEEPY_REC_KERNEL_SYMBOLS:
+		sleepy_ksyms_add_text(&profile->ksyms,
+				      ((const struct sleepy_text *)record)->text,
+				      record->size - sizeof(*record));
 		break;
 	case SLEEPY_REC_CPU_STATS:
 		sleepy_cpu_stats_read(record, &stats);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ksyms.h"
 #include "recording.h"
 
 /*
@@ -85,6 +86,7 @@ struct sleepy_profile {
 	size_t nmappings, mappings_size;
 	bool mappings_indexed;
 	struct sleepy_table paths;	/* the mappings' paths: char * */
+	struct sleepy_ksyms ksyms;	/* the kernel functions kept */
 	/*
 	 * The application looked up last, valid while the table keeps its
 	 * capacity (growing moves the slots): samples come in runs of one.

@@ -261,3 +261,38 @@ void sleepy_end_read(const struct sleepy_record_header *record,
 {
 	read_versioned(record, end, sizeof(*end));
 }
+
+int sleepy_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int sleepy_text_write(int fd, uint32_t type, const char *text, size_t len)
+{
+	struct sleepy_text *rec;
+	int err;
+
+	if (len >= SLEEPY_TEXT_MAX)
+		return -1;
+	rec = calloc(1, sizeof(*rec) + len + 8);
+	if (!rec)
+		return -1;
+	memcpy(rec->text, text, len);
+	rec->header.type = type;
+	rec->header.size = (sizeof(*rec) + len + 1 + 7) & ~7UL;
+	err = sleepy_write_all(fd, rec, rec->header.size);
+	free(rec);
+	return err;
+}

@@ -45,12 +45,16 @@ enum sleepy_file_record_type {
 	SLEEPY_REC_CPU_STATS	= SLEEPY_REC_FIRST_USER,  /* sleepy_cpu_stats */
 	SLEEPY_REC_END		= SLEEPY_REC_FIRST_USER + 1, /* sleepy_end */
 	SLEEPY_REC_INTERRUPTS	= SLEEPY_REC_FIRST_USER + 2, /* sleepy_text */
+	SLEEPY_REC_KERNEL_SYMBOLS = SLEEPY_REC_FIRST_USER + 3, /* sleepy_text */
 };
 
 /*
  * Text the tools keep with a recording: SLEEPY_REC_INTERRUPTS holds
  * /proc/interrupts at the stop of a SLEEPY_FLAG_IRQ session (the names of
- * the IRQs), cut at a line to fit; NUL padded to a multiple of 8 bytes.
+ * the IRQs), cut at a line to fit; SLEEPY_REC_KERNEL_SYMBOLS (any number)
+ * hold the kernel functions the records' kernel IPs fall in, one
+ * "start end name" line each (hex addresses, end exclusive; see ksyms.h).
+ * NUL padded to a multiple of 8 bytes.
  */
 struct sleepy_text {
 	struct sleepy_record_header header;
@@ -92,6 +96,11 @@ struct sleepy_end {
 void sleepy_file_header_init(struct sleepy_file_header *header,
 			     const struct sleepy_attr *attr, uint32_t ncpus,
 			     uint64_t start_time_ns);
+
+/* Writes all of @len bytes to @fd; -1 on an error. */
+int sleepy_write_all(int fd, const void *buf, size_t len);
+/* Writes @len bytes of @text (less than SLEEPY_TEXT_MAX) as a @type record. */
+int sleepy_text_write(int fd, uint32_t type, const char *text, size_t len);
 
 /* A recording in memory: a file mapped read-only, or the caller's buffer. */
 struct sleepy_recording {

@@ -54,6 +54,21 @@ const char *sleepy_report_function(const struct sleepy_report_options *opts,
 	return sym ? sym->name : NULL;
 }
 
+/*
+ * The kernel function at @ip, from the symbols the recording kept, or
+ * NULL; *@dso is its module, "[kernel.kallsyms]" (as perf says) if none.
+ */
+const char *sleepy_report_kernel_function(struct sleepy_profile *profile,
+					  uint64_t ip, const char **dso)
+{
+	const struct sleepy_ksym *sym = NULL;
+
+	if (ip && profile->ksyms.count)
+		sym = sleepy_ksyms_find(&profile->ksyms, ip);
+	*dso = sym ? sym->module ?: "[kernel.kallsyms]" : NULL;
+	return sym ? sym->name : NULL;
+}
+
 /* What the reports call an IP count. */
 struct ip_name {
 	const char *function;	/* NULL if unknown */
@@ -74,18 +89,25 @@ static struct ip_name *name_ips(const struct sleepy_report_options *opts,
 	size_t i;
 
 	*mapped = false;
-	if (!opts->nsymbols && !(opts->dsos && profile->nmappings))
+	if (!opts->nsymbols && !(opts->dsos && profile->nmappings) &&
+	    !profile->ksyms.count)
 		return NULL;
 	names = calloc(nips + 1, sizeof(*names));
 	for (i = 0; names && i < nips; i++) {
 		/* An application's counts follow each other. */
 		if (!app || app->appid != ips[i]->appid)
 			app = sleepy_profile_app(profile, ips[i]->appid);
-		if (ips[i]->in_kernel || !sleepy_report_app_selected(opts, app))
+		if (!sleepy_report_app_selected(opts, app))
 			continue;
-		names[i].function = sleepy_report_function(opts, profile, app,
-							   ips[i]->ip,
-							   &names[i].dso);
+		if (ips[i]->in_kernel) {
+			names[i].function =
+				sleepy_report_kernel_function(profile, ips[i]->ip,
+							      &names[i].dso);
+		} else {
+			names[i].function =
+				sleepy_report_function(opts, profile, app,
+						       ips[i]->ip, &names[i].dso);
+		}
 		*mapped |= names[i].dso && names[i].function;
 	}
 	return names;

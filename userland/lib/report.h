@@ -54,6 +54,13 @@ const char *sleepy_report_function(const struct sleepy_report_options *opts,
 				   const struct sleepy_app *app, uint64_t ip,
 				   const char **dso);
 
+/*
+ * The kernel function at @ip, from the symbols the recording kept, or
+ * NULL; *@dso is its module, "[kernel.kallsyms]" if none.
+ */
+const char *sleepy_report_kernel_function(struct sleepy_profile *profile,
+					  uint64_t ip, const char **dso);
+
 /* Writes every report of @profile, read from @rec, to @out. */
 void sleepy_report(FILE *out, const struct sleepy_report_options *opts,
 		   struct sleepy_profile *profile,

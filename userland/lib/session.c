@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ksyms.h"
 #include "recording.h"
 #include "session.h"
 
@@ -209,23 +210,6 @@ void sleepy_state_remove(void)
 	unlink(sleepy_state_path());
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /*
  * Reads exactly @len bytes of a complete sub-buffer.  relay's read() can
  * come up short while the writer is between two sub-buffers (it compares
@@ -258,6 +242,8 @@ struct drainer {
 	int out;
 	int session;
 	bool irq;		/* interrupts are named in the records */
+	bool kernel;		/* the records carry kernel IPs */
+	struct sleepy_kernel_ips kernel_ips;
 	unsigned int ncpus;
 	int *fds;
 	char *buf;
@@ -301,30 +287,31 @@ static int drain_cpu(struct drainer *d, unsigned int cpu)
 				cpu, got, len, drainer_finish ? " (after the stop)" : "");
 			return -1;
 		}
-		if (write_all(d->out, d->buf, len)) {
+		if (sleepy_write_all(d->out, d->buf, len)) {
 			perror("sleepy drainer: writing the recording");
 			return -1;
 		}
+		if (d->kernel)
+			sleepy_kernel_ips_note(&d->kernel_ips, d->buf, len);
 	}
 	return 0;
 }
 
-/* The trailer: the session's counters as CPU_STATS records, and END. */
 /*
  * /proc/interrupts at the stop, so that sleepy-parse names the IRQs of the
- * interrupt histograms and wakeups wherever it reads the recording.  Without /proc
- * they stay numbers.
+ * interrupt histograms and wakeups wherever it reads the recording.
+ * Without /proc they stay numbers.
  */
 static int write_interrupt_names(struct drainer *d)
 {
-	struct sleepy_text *rec = calloc(1, sizeof(*rec) + SLEEPY_TEXT_MAX);
+	char *text = malloc(SLEEPY_TEXT_MAX);
 	FILE *f = fopen("/proc/interrupts", "r");
 	char line[4096];
 	size_t used = 0, len;
 	int err;
 
-	if (!rec || !f) {
-		free(rec);
+	if (!text || !f) {
+		free(text);
 		if (f)
 			fclose(f);
 		return 0;
@@ -333,17 +320,19 @@ static int write_interrupt_names(struct drainer *d)
 		len = strlen(line);
 		if (used + len >= SLEEPY_TEXT_MAX)
 			break;
-		memcpy(rec->text + used, line, len);
+		memcpy(text + used, line, len);
 		used += len;
 	}
 	fclose(f);
-	rec->header.type = SLEEPY_REC_INTERRUPTS;
-	rec->header.size = (sizeof(*rec) + used + 1 + 7) & ~7UL;
-	err = write_all(d->out, rec, rec->header.size);
-	free(rec);
+	err = sleepy_text_write(d->out, SLEEPY_REC_INTERRUPTS, text, used);
+	free(text);
 	return err;
 }
 
+/*
+ * The trailer: the session's counters as CPU_STATS records, the names of
+ * the interrupts and kernel functions the records need, and END.
+ */
 static int write_trailer(struct drainer *d)
 {
 	struct sleepy_session_info info;
@@ -370,17 +359,20 @@ static int write_trailer(struct drainer *d)
 			.unknown = counters.unknown,
 			.missed = counters.missed,
 		};
-		if (write_all(d->out, &stats, sizeof(stats)))
+		if (sleepy_write_all(d->out, &stats, sizeof(stats)))
 			return -1;
 	}
 	if (d->irq && write_interrupt_names(d))
+		return -1;
+	if (d->kernel && sleepy_kernel_symbols_write(d->out, &d->kernel_ips,
+						     "/proc/kallsyms"))
 		return -1;
 	if (ioctl(d->session, SLEEPY_IOC_SESSION_INFO, &info))
 		return -1;
 	end.time_ns = info.stop_ns ?: monotonic_ns();
 	end.table_overflows = info.table_overflows;
 	end.app_table_bytes = info.app_table_bytes;
-	return write_all(d->out, &end, sizeof(end));
+	return sleepy_write_all(d->out, &end, sizeof(end));
 }
 
 /*
@@ -414,7 +406,7 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	write_all(ready_fd, "r", 1);
+	sleepy_write_all(ready_fd, "r", 1);
 	close(ready_fd);
 
 	while (!drainer_finish) {
@@ -469,6 +461,7 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 	struct drainer d = {
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF),
 		.irq = attr->flags & (SLEEPY_FLAG_IRQ | SLEEPY_FLAG_SCHED),
+		.kernel = attr->flags & SLEEPY_FLAG_KERNEL,
 	};
 	struct sleepy_attr session_attr = *attr;
 	int ready[2], fd, status;
@@ -482,7 +475,7 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
 		return -1;
 	}
 	sleepy_file_header_init(&header, attr, d.ncpus, monotonic_ns());
-	if (write_all(fd, &header, sizeof(header)) || close(fd)) {
+	if (sleepy_write_all(fd, &header, sizeof(header)) || close(fd)) {
 		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
 		return -1;
 	}

@@ -25,6 +25,7 @@
 #include "lib/profile.h"
 #include "lib/diff.h"
 #include "lib/folded.h"
+#include "lib/ksyms.h"
 #include "lib/irq.h"
 #include "lib/recording.h"
 #include "lib/report.h"
@@ -33,7 +34,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 66
+#define PLANNED_TESTS 71
 
 static int failures, tests;
 
@@ -1177,6 +1178,119 @@ static void test_bad_mmap(void)
 	free(b.data);
 }
 
+/* A kernel-mode sample at @kernel_ip (a -k recording). */
+static void put_kernel_sample(struct builder *b, uint32_t appid,
+			      uint64_t kernel_ip)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(s), 0 },
+		.time_ns = 2000 + b->size, .user_ip = 0x401000,
+		.kernel_ip = kernel_ip, .appid = appid,
+		.flags = SLEEPY_SAMPLE_IN_KERNEL,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+/*
+ * Kernel symbols: the drainer keeps, of a /proc/kallsyms, the text
+ * symbols its records' kernel IPs fall in (an alias named by the first
+ * in the file, a module's with its name, an IP past the last symbol or
+ * before the first left out), nothing when kallsyms hides addresses; the
+ * reports and folded stacks name kernel IPs by them.
+ */
+static void test_kernel_symbols(void)
+{
+	static const char kallsyms[] =
+		"0000000000000000 A fixed_percpu_data\n"
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff81000100 t __pfx_do_thing\n"
+		"ffffffff81000110 T do_thing\n"
+		"ffffffff81000180 D some_data\n"
+		"ffffffff81000200 T other\n"
+		"ffffffffc0000000 t mod_func\t[mymod]\n"
+		"ffffffffc0000100 t mod_end\t[mymod]\n";
+	static const uint64_t ips[] = {
+		0xffffffff81000120, 0xffffffff81000010, 0xffffffff81000124,
+		0xffffffffc0000010, 0xffffffffc0000200, 0x1000,
+	};
+	struct sleepy_report_options opts = { .path = "t" };
+	struct sleepy_kernel_ips set = {};
+	char path[] = "/tmp/sleepy-kallsyms-XXXXXX", text[1024], out[1024];
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {}, records = {};
+	const struct sleepy_text *kept;
+	char *all;
+	FILE *f;
+	int fd, out_fd, ret;
+	size_t i, len;
+	bool ok;
+
+	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+		put_kernel_sample(&records, 1, ips[i]);
+	put_kernel_sample(&records, 1, 0);
+	sleepy_kernel_ips_note(&set, records.data, records.size);
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, kallsyms, strlen(kallsyms)) < 0)
+		perror("kallsyms");
+	close(fd);
+	f = tmpfile();
+	out_fd = fileno(f);
+	ret = sleepy_kernel_symbols_write(out_fd, &set, path);
+	len = pread(out_fd, text, sizeof(text), 0);
+	kept = (const void *)text;
+	check_output(ret == 0 && len >= sizeof(*kept) && len == kept->header.size &&
+		     kept->header.type == SLEEPY_REC_KERNEL_SYMBOLS, kept->text,
+		     "ffffffff81000000 ffffffff81000100 _stext\n"
+		     "ffffffff81000110 ffffffff81000200 do_thing\n"
+		     "ffffffffc0000000 ffffffffc0000100 mod_func [mymod]\n",
+		     "kernel symbols: those holding the IPs, aliases and modules named, in one record");
+	fclose(f);
+
+	fd = open(path, O_WRONLY | O_TRUNC);
+	for (i = 0; i < 3; i++)
+		dprintf(fd, "0000000000000000 T hidden%zu\n", i);
+	close(fd);
+	f = tmpfile();
+	ret = sleepy_kernel_symbols_write(fileno(f), &set, path);
+	check(ret == 0 && ftell(f) == 0 && lseek(fileno(f), 0, SEEK_END) == 0,
+	      "kernel symbols: none kept when kallsyms hides the addresses");
+	fclose(f);
+	ret = sleepy_kernel_symbols_write(-1, &set, "/nonexistent/kallsyms");
+	check(ret == 0, "kernel symbols: no kallsyms, nothing kept and no error");
+	unlink(path);
+	sleepy_kernel_ips_free(&set);
+
+	put_header(&b, 1);
+	put_app(&b, 1, "loop", 1);
+	put(&b, records.data, records.size);
+	put(&b, kept, kept->header.size);
+	put_trailer(&b, 7, 0);
+	read_all(&b, &rec, &p);
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check_output(ret == 0, out,
+		     "loop#1;do_thing_[k] 2\n"
+		     "loop#1;0x1000_[k] 1\n"
+		     "loop#1;0x401000_[k] 1\n"
+		     "loop#1;0xffffffffc0000200_[k] 1\n"
+		     "loop#1;_stext_[k] 1\n"
+		     "loop#1;mod_func_[k] 1\n",
+		     "kernel symbols: folded stacks name kernel IPs, unknown ones stay addresses");
+	all = report(&p, &rec, NULL, SLEEPY_FORMAT_TEXT, NULL);
+	ok = all && lines_with(all, "do_thing", "([kernel.kallsyms])") == 3 &&
+	     lines_with(all, "mod_func", "([mymod])") == 2 &&
+	     lines_with(all, "0xffffffffc0000200 ", "[k]") == 1;
+	check(ok, "kernel symbols: the IP and function reports name them, dso [kernel.kallsyms] or [module]");
+	if (!ok && all)
+		comment("report", all);
+	free(all);
+	sleepy_profile_free(&p);
+	free(b.data);
+	free(records.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -1192,6 +1306,7 @@ int main(int argc, char **argv)
 	test_sched_replay();
 	test_folded_cpu();
 	test_folded_offcpu();
+	test_kernel_symbols();
 	test_irq_histograms();
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
