@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "ksyms.h"
-#include "recording.h"
+#include "profile.h"
 
 static void *grow(void *array, size_t *size, size_t elem)
 {
@@ -152,22 +152,6 @@ static struct kallsym *read_kallsyms(const char *path, size_t *n,
 	return syms;
 }
 
-/* The last symbol starting at or before @ip, or -1. */
-static ssize_t kallsyms_find(const struct kallsym *syms, size_t n, uint64_t ip)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (ssize_t)lo - 1;
-}
-
 /* Appends @line to @text, writing @text out as a record when it is full. */
 static int add_line(int fd, char *text, size_t *used, const char *line)
 {
@@ -197,7 +181,8 @@ int sleepy_kernel_symbols_write(int fd, struct sleepy_kernel_ips *set,
 	syms = read_kallsyms(kallsyms, &n, &names);
 	text = malloc(SLEEPY_TEXT_MAX);
 	for (i = 0; syms && text && !err && i < set->count; i++) {
-		ssize_t s = kallsyms_find(syms, n, set->ips[i]);
+		ssize_t s = (ssize_t)sleepy_count_at_or_below(syms, n, sizeof(*syms),
+							      set->ips[i]) - 1;
 		size_t next;
 
 		/* Aliases share an address: the first in the file names it. */
@@ -262,23 +247,17 @@ static int cmp_ksyms(const void *a, const void *b)
 const struct sleepy_ksym *sleepy_ksyms_find(struct sleepy_ksyms *ksyms,
 					    uint64_t ip)
 {
-	size_t lo = 0, hi = ksyms->count;
+	size_t n;
 
 	if (!ksyms->sorted) {
 		qsort(ksyms->syms, ksyms->count, sizeof(*ksyms->syms), cmp_ksyms);
 		ksyms->sorted = true;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ksyms->syms[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || ip >= ksyms->syms[lo - 1].end)
+	n = sleepy_count_at_or_below(ksyms->syms, ksyms->count,
+				     sizeof(*ksyms->syms), ip);
+	if (!n || ip >= ksyms->syms[n - 1].end)
 		return NULL;
-	return &ksyms->syms[lo - 1];
+	return &ksyms->syms[n - 1];
 }
 
 void sleepy_ksyms_free(struct sleepy_ksyms *ksyms)

@@ -161,6 +161,25 @@ void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 	return entry_slot(table, i);
 }
 
+size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
+				uint64_t key)
+{
+	const unsigned char *elems = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+
+		memcpy(&start, elems + mid * stride, sizeof(start));
+		if (start <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 void sleepy_profile_init(struct sleepy_profile *profile)
 {
 	memset(profile, 0, sizeof(*profile));

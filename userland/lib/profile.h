@@ -27,6 +27,14 @@ struct sleepy_table {
 	size_t used;
 };
 
+/*
+ * How many of the @n elements at @base (@stride bytes each, sorted by a
+ * uint64_t start as their first member) start at or below @key: the last
+ * of them is the one that may contain @key.
+ */
+size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
+				uint64_t key);
+
 struct sleepy_app {
 	uint32_t appid;
 	uint32_t parent_appid;

@@ -185,22 +185,14 @@ void sleepy_symbols_free(struct sleepy_symbols *symbols)
 const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *symbols,
 						uint64_t addr)
 {
-	size_t lo = 0, hi = symbols->count;
+	size_t n = sleepy_count_at_or_below(symbols->syms, symbols->count,
+					    sizeof(*symbols->syms), addr);
 
-	/* Last symbol starting at or below addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (symbols->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!n)
 		return NULL;
-	if (addr - symbols->syms[lo - 1].start >= (symbols->syms[lo - 1].size ?: 1))
+	if (addr - symbols->syms[n - 1].start >= (symbols->syms[n - 1].size ?: 1))
 		return NULL;
-	return &symbols->syms[lo - 1];
+	return &symbols->syms[n - 1];
 }
 
 void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
