@@ -10,6 +10,7 @@
 #include "lib/folded.h"
 #include "lib/options.h"
 #include "lib/output.h"
+#include "lib/pprof.h"
 #include "lib/profile.h"
 #include "lib/report.h"
 #include "lib/session.h"
@@ -23,6 +24,8 @@ static const char usage[] =
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
 "       sleepy-parse --folded cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
+"                    [-s BINARY]... [--symfs DIR] FILE\n"
+"       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
@@ -47,6 +50,12 @@ static const char usage[] =
 "(or user IP, or kernel IP_[k]) and its samples; offcpu (a --sched\n"
 "recording): app#i;[REASON];USER SITE;KERNEL SITE_[k] and its off-CPU ns.\n"
 "\n"
+"With --pprof, the samples go to OUT as a pprof profile (gzip-compressed\n"
+"protobuf) for go tool pprof, Pyroscope, Parca or any pprof store: one\n"
+"sample per application instance and IP, values samples/count and\n"
+"cpu/nanoseconds, labels app and pid, functions named as in the reports,\n"
+"file mappings with their build-ids.\n"
+"\n"
 "EXAMPLES:\n"
 "    sleepy-parse sleepy.data\n"
 "    sleepy-parse --top 10 --app btree#1 -s ./btree sleepy.data\n"
@@ -55,6 +64,7 @@ static const char usage[] =
 "    sleepy-parse --folded cpu -s ./btree sleepy.data | flamegraph.pl > cpu.svg\n"
 "    sleepy-parse --folded offcpu sched.data |\n"
 "        flamegraph.pl --countname=ns > offcpu.svg\n"
+"    sleepy-parse --pprof profile.pb.gz sleepy.data && go tool pprof -top profile.pb.gz\n"
 "    sleepy-parse diff before.data after.data    # see diff --help\n"
 "\n"
 "OPTIONS:\n"
@@ -71,17 +81,23 @@ static const char usage[] =
 "        --folded WHAT    folded stacks, cpu or offcpu, instead of the\n"
 "                         reports; --top N keeps the N heaviest; not with\n"
 "                         --format, --chain or --irq-by-app\n"
+"        --pprof OUT      a pprof profile to OUT ('-': standard output)\n"
+"                         instead of the reports; --top N keeps the N\n"
+"                         heaviest samples; not with --folded, --format,\n"
+"                         --chain or --irq-by-app\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
 "Exit status: 0 ok, 1 unreadable or damaged recording (what could be read\n"
-"is still reported) or --folded offcpu without --sched, 2 bad usage.\n";
+"is still reported), --folded offcpu without --sched or --pprof OUT not\n"
+"written, 2 bad usage.\n";
 
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
 	bool folded;				/* --folded: folded_kind */
 	enum sleepy_folded_kind folded_kind;
+	const char *pprof;			/* --pprof OUT */
 	const char *report_option;		/* given, of the reports only */
 	const char *symfs;
 };
@@ -115,7 +131,7 @@ static int bad_option(const char *option, const char *value)
 
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
-	enum { OPT_FOLDED = 256 };
+	enum { OPT_FOLDED = 256, OPT_PPROF };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -125,6 +141,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "depth", required_argument, NULL, 'd' },
 		{ "irq-by-app", no_argument, NULL, 'I' },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -165,6 +182,13 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 				return SLEEPY_EXIT_USAGE;
 			}
 			opts->folded = true;
+			break;
+		case OPT_PPROF:
+			if (!*optarg) {
+				fprintf(stderr, "sleepy-parse: --pprof needs a file name ('-' for standard output)\n");
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->pprof = optarg;
 			break;
 		case 'S':
 			opts->symfs = optarg;
@@ -218,9 +242,13 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
 		return SLEEPY_EXIT_USAGE;
 	}
-	if (opts->folded && opts->report_option) {
-		fprintf(stderr, "sleepy-parse: --folded prints no reports: %s does not go with it\n",
-			opts->report_option);
+	if (opts->folded && opts->pprof) {
+		fprintf(stderr, "sleepy-parse: --folded and --pprof: one output at a time\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	if ((opts->folded || opts->pprof) && opts->report_option) {
+		fprintf(stderr, "sleepy-parse: %s prints no reports: %s does not go with it\n",
+			opts->folded ? "--folded" : "--pprof", opts->report_option);
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (!opts->report.chain_depth)
@@ -363,7 +391,10 @@ int main(int argc, char **argv)
 	}
 	sleepy_dsos_init(&dsos, opts.symfs, stderr);
 	opts.report.dsos = &dsos;
-	if (!opts.folded) {
+	if (opts.pprof) {
+		if (sleepy_pprof_write(opts.pprof, &opts.report, &profile, &rec))
+			ret = SLEEPY_EXIT_ERROR;
+	} else if (!opts.folded) {
 		sleepy_report(stdout, &opts.report, &profile, &rec);
 	} else if (sleepy_folded(stdout, &opts.report, opts.folded_kind,
 				 &profile, &rec)) {

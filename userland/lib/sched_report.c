@@ -136,17 +136,21 @@ static void report_offcpu(struct sleepy_output *out,
 		{ "app", "APPLICATION", -24, false },
 		{ "user_ip", "USER IP", -18, false },
 		{ "kernel_ip", "KERNEL IP", -18, false },
+		{ "user_function", "USER FUNCTION", -24, false },
+		{ "kernel_function", "KERNEL FUNCTION", -24, false },
 	};
 	struct sleepy_offcpu_site *sites;
 	size_t n, i, shown = 0;
+	const char *dso;
 	struct cells c;
 
 	sites = sleepy_table_sorted(&profile->sched->sites, &n, cmp_sites);
 	sleepy_output_table(out, "offcpu",
 			    "Off-CPU time by application, reason and site",
-			    columns, 6);
+			    columns, 8);
 	for (i = 0; i < n; i++) {
 		struct sleepy_app *app = sleepy_profile_app(profile, sites[i].appid);
+		const char *const *cells;
 
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
@@ -158,7 +162,16 @@ static void report_offcpu(struct sleepy_output *out,
 		snprintf(c.v[3], CELL, "%s", app->label);
 		put_ip(c.v[4], sites[i].user_ip);
 		put_ip(c.v[5], sites[i].kernel_ip);
-		sleepy_output_cells(out, cells_of(&c, 6));
+		cells = cells_of(&c, 6);
+		/* Names are not cut to a cell. */
+		c.p[6] = sites[i].user_ip ?
+			 sleepy_report_function(opts, profile, app,
+						sites[i].user_ip, &dso) : NULL;
+		c.p[7] = sleepy_report_kernel_function(profile,
+							sites[i].kernel_ip, &dso);
+		c.p[6] = c.p[6] ?: "-";
+		c.p[7] = c.p[7] ?: "-";
+		sleepy_output_cells(out, cells);
 	}
 	free(sites);
 }

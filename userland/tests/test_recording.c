@@ -21,7 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "lib/output.h"
+#include "lib/pprof.h"
+#include "pprof.pb-c.h"
 #include "lib/profile.h"
 #include "lib/diff.h"
 #include "lib/folded.h"
@@ -34,7 +38,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 71
+#define PLANNED_TESTS 77
 
 static int failures, tests;
 
@@ -1291,6 +1295,216 @@ static void test_kernel_symbols(void)
 	free(records.data);
 }
 
+typedef Perftools__Profiles__Profile Pprof;
+
+/* @path, gunzipped and unpacked; NULL if it is no gzip'd profile. */
+static Pprof *read_pprof(const char *path)
+{
+	gzFile gz = gzopen(path, "rb");
+	size_t len = 0, size = 1 << 16;
+	unsigned char *buf = malloc(size);
+	Pprof *p = NULL;
+	int n;
+
+	if (!gz)
+		return NULL;
+	while ((n = gzread(gz, buf + len, size - len)) > 0) {
+		len += n;
+		if (len == size)
+			buf = realloc(buf, size *= 2);
+	}
+	if (n == 0 && gzdirect(gz) == 0)
+		p = perftools__profiles__profile__unpack(NULL, len, buf);
+	gzclose(gz);
+	free(buf);
+	return p;
+}
+
+static const char *pprof_string(const Pprof *p, int64_t index)
+{
+	return index >= 0 && (size_t)index < p->n_string_table ?
+	       p->string_table[index] : "(bad index)";
+}
+
+static const Perftools__Profiles__Location *pprof_location(const Pprof *p,
+							   uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == id)
+			return p->location[i];
+	return NULL;
+}
+
+static const Perftools__Profiles__Mapping *pprof_mapping(const Pprof *p,
+							 uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_mapping; i++)
+		if (p->mapping[i]->id == id)
+			return p->mapping[i];
+	return NULL;
+}
+
+/* The function name of location @id, "" if it has none. */
+static const char *pprof_function(const Pprof *p, uint64_t id)
+{
+	const Perftools__Profiles__Location *loc = pprof_location(p, id);
+	size_t i;
+
+	if (!loc || !loc->n_line)
+		return "";
+	for (i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == loc->line[0]->function_id)
+			return pprof_string(p, p->function[i]->name);
+	return "(no function)";
+}
+
+/* Samples of @p whose leaf is @function, with app/pid labels as given. */
+static int64_t pprof_samples(const Pprof *p, const char *function,
+			     const char *app, int64_t pid)
+{
+	int64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+
+		if (s->n_location_id != 1 || s->n_value != 2 || s->n_label != 2 ||
+		    strcmp(pprof_function(p, s->location_id[0]), function) ||
+		    strcmp(pprof_string(p, s->label[0]->key), "app") ||
+		    strcmp(pprof_string(p, s->label[0]->str), app) ||
+		    strcmp(pprof_string(p, s->label[1]->key), "pid") ||
+		    s->label[1]->num != pid ||
+		    s->value[1] != s->value[0] * 1000000)
+			continue;
+		total += s->value[0];
+	}
+	return total;
+}
+
+#define PPROF_TESTS 6
+
+/*
+ * --pprof: a recording with this PIE's and libc's mappings (one with a
+ * build-id), kernel symbols, an unmapped IP and a kernel sample without
+ * -k, written and read back through protobuf-c and zlib.
+ */
+static void test_pprof(void)
+{
+	static const char ksyms[] =
+		"ffffffff81000110 ffffffff81000200 do_thing\n";
+	struct memory_build_id exe_id = { .addr = (uintptr_t)mapped_function };
+	uint64_t f = (uintptr_t)mapped_function + 1, g = (uintptr_t)getenv + 1;
+	struct sleepy_report_options opts = { .path = "t" };
+	char path[] = "/tmp/sleepy-pprof-XXXXXX", build_id[64] = "";
+	const Perftools__Profiles__Mapping *exe_map = NULL, *kernel_map = NULL;
+	struct file_map exe, libc;
+	struct sleepy_recording rec;
+	struct sleepy_profile prof;
+	struct sleepy_dsos dsos;
+	struct builder b = {};
+	struct sleepy_text *t;
+	size_t i, len;
+	Pprof *p;
+	FILE *w;
+	int fd;
+
+	if (!find_self_map(f, &exe) || !find_self_map(g, &libc) ||
+	    !dl_iterate_phdr(find_build_id, &exe_id) || !exe_id.size) {
+		for (i = 0; i < PPROF_TESTS; i++)
+			check(0, "pprof: no test setup");
+		return;
+	}
+	for (i = 0; i < exe_id.size; i++)
+		snprintf(build_id + 2 * i, 3, "%02x", exe_id.id[i]);
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "test", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &exe, &exe_id);
+	put_mmap(&b, 1, 1000, 1000, 0, &libc, NULL);
+	for (i = 0; i < 3; i++)
+		put_sample(&b, 1, f, 0, 0);
+	put_sample(&b, 1, g, 0, 0);
+	put_sample(&b, 1, 0x10010, 0, 0);
+	put_kernel_sample(&b, 1, 0xffffffff81000120);
+	put_kernel_sample(&b, 1, 0xffffffff81000130);
+	put_kernel_sample(&b, 1, 0);
+	len = (sizeof(*t) + sizeof(ksyms) + 7) & ~7UL;
+	t = calloc(1, len);
+	t->header = (struct sleepy_record_header) {
+		SLEEPY_REC_KERNEL_SYMBOLS, len, 0 };
+	memcpy(t->text, ksyms, sizeof(ksyms) - 1);
+	put(&b, t, len);
+	free(t);
+	put_trailer(&b, 8, 0);
+	check(read_all(&b, &rec, &prof) == 8 && !rec.error[0],
+	      "pprof: a recording of 8 samples read");
+
+	fd = mkstemp(path);
+	close(fd);
+	w = fopen("/dev/null", "w");
+	sleepy_dsos_init(&dsos, NULL, w);
+	opts.dsos = &dsos;
+	p = sleepy_pprof_write(path, &opts, &prof, &rec) ? NULL : read_pprof(path);
+	check(p && p->n_sample_type == 2 && p->period == 1000000 &&
+	      !strcmp(pprof_string(p, p->sample_type[0]->type), "samples") &&
+	      !strcmp(pprof_string(p, p->sample_type[0]->unit), "count") &&
+	      !strcmp(pprof_string(p, p->sample_type[1]->type), "cpu") &&
+	      !strcmp(pprof_string(p, p->sample_type[1]->unit), "nanoseconds") &&
+	      p->period_type &&
+	      !strcmp(pprof_string(p, p->period_type->type), "cpu") &&
+	      p->n_sample == 6 && p->n_string_table &&
+	      !strcmp(p->string_table[0], ""),
+	      "pprof: gzip'd protobuf, samples/count and cpu/nanoseconds at 1 ms a sample, 6 samples");
+	if (p) {
+		for (i = 0; i < p->n_mapping; i++) {
+			const char *file = pprof_string(p, p->mapping[i]->filename);
+
+			if (!strcmp(file, exe.path))
+				exe_map = p->mapping[i];
+			if (!strcmp(file, "[kernel.kallsyms]"))
+				kernel_map = p->mapping[i];
+		}
+	}
+	check(p && pprof_samples(p, "mapped_function", "test#1", 1000) == 3 &&
+	      pprof_samples(p, "getenv", "test#1", 1000) == 1 &&
+	      pprof_samples(p, "do_thing", "test#1", 1000) == 2 &&
+	      pprof_samples(p, "[kernel]", "test#1", 1000) == 1 &&
+	      pprof_samples(p, "", "test#1", 1000) == 1,
+	      "pprof: leaf functions named as in the reports, labels app and pid, cpu = samples x period");
+	for (i = 0; p && i < p->n_location; i++)
+		if (p->location[i]->address == f &&
+		    pprof_mapping(p, p->location[i]->mapping_id) != exe_map)
+			exe_map = NULL;
+	check(p && exe_map && exe_map->memory_start == exe.start &&
+	      exe_map->memory_limit == exe.end &&
+	      exe_map->file_offset == exe.offset &&
+	      !strcmp(pprof_string(p, exe_map->build_id), build_id) &&
+	      p->n_mapping == 3 && p->mapping[0] != kernel_map &&
+	      kernel_map && kernel_map->memory_start == 0xffffffff81000120 &&
+	      kernel_map->memory_limit == 0xffffffff81000131,
+	      "pprof: file mappings with range, offset and build-id, locations in them; the kernel's last, over its addresses");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+
+	opts.top = 1;
+	p = sleepy_pprof_write(path, &opts, &prof, &rec) ? NULL : read_pprof(path);
+	check(p && p->n_sample == 1 &&
+	      pprof_samples(p, "mapped_function", "test#1", 1000) == 3,
+	      "pprof: --top 1 keeps the heaviest sample");
+	if (p)
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	unlink(path);
+	check(sleepy_pprof_write("/nonexistent/dir/p.pb.gz", &opts, &prof, &rec) == -1,
+	      "pprof: an unwritable file is an error");
+	sleepy_dsos_free(&dsos);
+	fclose(w);
+	sleepy_profile_free(&prof);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -1311,5 +1525,6 @@ int main(int argc, char **argv)
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_bad_mmap();
+	test_pprof();
 	return failures ? 1 : 0;
 }
