@@ -6,8 +6,8 @@ packages="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	python3 python3-ply python3-git busybox-static qemu-system-x86 git trinity"
 # the i386 build of the kselftest suite (32-bit system call entries)
 packages+=" gcc-multilib"
-# sleepy-parse --pprof (protobuf-c), and protoc to decode it in the tests
-packages+=" protobuf-c-compiler libprotobuf-c-dev protobuf-compiler"
+# sleepy-parse --pprof (protobuf-c), and go tool pprof to read it in the tests
+packages+=" protobuf-c-compiler libprotobuf-c-dev golang-go"
 # make bench: perf for the guest, callgrind, the plot
 packages+=" linux-perf valgrind gnuplot-nox"
 # make fuzz (userland/fuzz/): clang with libFuzzer and the sanitizers

@@ -17,11 +17,7 @@ if [ -f /sleepy/prog/name ]; then
 	echo "sleepy-guest: exit status $code"
 	echo "$code" > $status
 	# Function names when the program is a non-PIE ELF with symbols.
-	if sleepy-parse -s "$prog" --help >/dev/null 2>&1; then
-		sleepy-parse --top 25 -s "$prog" $rec
-	else
-		sleepy-parse --top 25 $rec
-	fi
+	sleepy-parse -s "$prog" --help >/dev/null 2>&1 && symbols="-s $prog"
 else
 	echo "sleepy-guest: sleepy-start $opts -o $rec"
 	if ! sleepy-start $opts -o $rec; then
@@ -35,7 +31,10 @@ else
 	done
 	sleepy-stop
 	echo "$code" > $status
-	sleepy-parse --top 25 -s /sleepy/bench/loop -s /sleepy/bench/call \
-		-s /sleepy/bench/btree $rec
+	symbols="-s /sleepy/bench/loop -s /sleepy/bench/call -s /sleepy/bench/btree"
 fi
+sleepy-parse --top 25 ${symbols:-} $rec
+# Named here, where the mapped files are: the pprof profile for the host.
+sleepy-parse ${symbols:-} --pprof /mnt/out/profile.pb.gz $rec &&
+	echo "sleepy-guest: pprof profile written to out/profile.pb.gz"
 cp $rec /mnt/out/sleepy.data 2>/dev/null && echo "sleepy-guest: recording copied to out/sleepy.data"

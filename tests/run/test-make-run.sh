@@ -1,15 +1,16 @@
 #!/bin/bash
 # make run as a user runs it, from the host: a dynamically linked PIE whose
 # library sits under /tmp (found through its rpath) runs in the guest and
-# is profiled with the options in SLEEPY_OPTS; a program that fails makes
-# make run fail with one line saying so.  Runs qemu/run.sh, make run's
+# is profiled with the options in SLEEPY_OPTS; its pprof profile opens in
+# go tool pprof on the host; a program that fails makes make run fail with
+# one line saying so.  Runs qemu/run.sh, make run's
 # last step, as make run would (its prerequisites are built by now, and a
 # second make could race the debug kernel build).  TAP on stdout.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..7"
+echo "1..10"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -33,6 +34,25 @@ check "the report has the program's samples (hot#1)" \
 # Named from the recording's mappings alone, no -s: the PIE's library.
 check "its hot loop is named in its library: hot_loop (libhot.so)" \
 	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1 .*hot_loop \(libhot\.so\)" "$dir/ok.log"
+
+# The pprof profile in go tool pprof (Debian's golang-go), a reader we did
+# not write: hot#1's samples as many as in the report, hot_loop on top.
+cp "$top/out/profile.pb.gz" "$dir/profile.pb.gz" 2>/dev/null
+report_samples=$(awk '$3 == "hot#1" { print $1; exit }' "$dir/ok.log")
+go tool pprof -top -sample_index=samples -tagfocus='app=hot#1' "$dir/profile.pb.gz" \
+	> "$dir/pprof-top.txt" 2>&1
+status=$?
+go tool pprof -tags -sample_index=samples "$dir/profile.pb.gz" > "$dir/pprof-tags.txt" 2>&1
+cat "$dir/pprof-top.txt" "$dir/pprof-tags.txt" > "$top/out/test/make-run-pprof.txt"
+sed 's/^/# /' "$dir/pprof-top.txt" | head -n 12
+pprof_samples=$(awk '$NF == "hot#1" { sub(/\.0$/, "", $1); print $1 }' "$dir/pprof-tags.txt")
+top_function=$(awk 'seen { print $NF; exit } $1 == "flat" { seen = 1 }' "$dir/pprof-top.txt")
+check "go tool pprof reads out/profile.pb.gz (status $status)" \
+	[ $status = 0 -a -s "$dir/profile.pb.gz" ]
+check "pprof: hot#1 has ${pprof_samples:-no} samples, the report ${report_samples:-none}" \
+	[ -n "$report_samples" -a "$pprof_samples" = "$report_samples" ]
+check "pprof: hot#1's top function is hot_loop (${top_function:-nothing})" \
+	[ "$top_function" = hot_loop ]
 
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?

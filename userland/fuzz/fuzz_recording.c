@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: does with its input what sleepy-parse does with a
  * file -- check the header, read every record, aggregate, sort and write
- * every report in every format, and the folded stacks -- through the same
- * library calls.  An
+ * every report in every format, the folded stacks and the pprof profile
+ * (compressed to /dev/null) -- through the same library calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
  * function runs too.  The files a recording's mappings name are looked
  * for under a --symfs that does not exist: the mappings are looked up,
@@ -18,6 +18,7 @@
 #include "lib/recording.h"
 #include "lib/diff.h"
 #include "lib/folded.h"
+#include "lib/pprof.h"
 #include "lib/report.h"
 #include "lib/symbols.h"
 
@@ -116,6 +117,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sleepy_folded(sink, &everything, i, &profile, &rec);
 		sleepy_folded(sink, &filtered, i, &profile, &rec);
 	}
+	/* sleepy-parse --pprof /dev/null, with either set of options */
+	sleepy_pprof_write("/dev/null", &everything, &profile, &rec);
+	sleepy_pprof_write("/dev/null", &filtered, &profile, &rec);
 	/* sleepy-parse diff FILE FILE */
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
 			   &profile, rec.header.start_time_ns,
