@@ -1,13 +1,14 @@
 #!/bin/bash
 # make run: boot the guest, profile the benchmarks or $PROGRAM $ARGS (with
-# the profiler options $SLEEPY_OPTS), print the reports; the recording, its
-# pprof profile and the console log land in out/.  Fails if the program did.
+# the profiler options $SLEEPY_OPTS), print the reports; the recording, a
+# flame graph, the pprof profile and the console log land in out/.  Fails if the program did.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 initrd=$top/build/initramfs-run.cpio.gz
 bash "$top/qemu/mkinitramfs.sh" "$initrd" "${PROGRAM:-}" "${ARGS:-}"
 mkdir -p "$top/out"
-rm -f "$top/out/sleepy.data" "$top/out/profile.pb.gz" "$top/out/run-status"
+rm -f "$top/out/sleepy.data" "$top/out/profile.pb.gz" "$top/out/flamegraph.svg" \
+	"$top/out/run-status"
 echo "run: Linux $(make -s -C "$top/build/linux" kernelversion) + sleepy, QEMU TCG, 2 vCPUs${PROGRAM:+, profiling $PROGRAM ${ARGS:-}}${SLEEPY_OPTS:+, options $SLEEPY_OPTS}"
 # The whole console goes to out/console.log; show what the guest says.
 bash "$top/qemu/boot.sh" "$top/build/kernel-normal/arch/x86/boot/bzImage" "$initrd" run \
@@ -21,6 +22,8 @@ case $status in
 *) echo "run: the guest reports: $status" >&2; exit 1 ;;
 esac
 [ -s "$top/out/sleepy.data" ] || { echo "run: no recording came back from the guest" >&2; exit 1; }
-[ -s "$top/out/profile.pb.gz" ] || { echo "run: no pprof profile came back from the guest" >&2; exit 1; }
+for f in profile.pb.gz flamegraph.svg; do
+	[ -s "$top/out/$f" ] || { echo "run: no out/$f came back from the guest" >&2; exit 1; }
+done
 echo "run: recording in out/sleepy.data, console in out/console.log; report again with: build/userland/sleepy-parse out/sleepy.data"
-echo "run: pprof profile in out/profile.pb.gz; view it with: go tool pprof -top out/profile.pb.gz (or -http=: for a browser)"
+echo "run: flame graph in out/flamegraph.svg (open it in a browser); pprof profile in out/profile.pb.gz (go tool pprof -top out/profile.pb.gz, or -http=:)"

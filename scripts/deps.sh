@@ -8,6 +8,8 @@ packages="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 packages+=" gcc-multilib"
 # sleepy-parse --pprof (protobuf-c), and go tool pprof to read it in the tests
 packages+=" protobuf-c-compiler libprotobuf-c-dev golang-go"
+# xmllint for the flame graph's SVG
+packages+=" libxml2-utils"
 # make bench: perf for the guest, callgrind, the plot
 packages+=" linux-perf valgrind gnuplot-nox"
 # make fuzz (userland/fuzz/): clang with libFuzzer and the sanitizers

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/diff.h"
+#include "lib/flamegraph.h"
 #include "lib/folded.h"
 #include "lib/options.h"
 #include "lib/output.h"
@@ -23,7 +24,7 @@ static const char usage[] =
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
-"       sleepy-parse --folded cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
+"       sleepy-parse --folded|--flamegraph cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
@@ -50,6 +51,10 @@ static const char usage[] =
 "(or user IP, or kernel IP_[k]) and its samples; offcpu (a --sched\n"
 "recording): app#i;[REASON];USER SITE;KERNEL SITE_[k] and its off-CPU ns.\n"
 "\n"
+"With --flamegraph, the same stacks are drawn as an interactive SVG flame\n"
+"graph on standard output (open it in a browser: hover for a frame's\n"
+"weight, click to zoom, Search to highlight by regular expression).\n"
+"\n"
 "With --pprof, the samples go to OUT as a pprof profile (gzip-compressed\n"
 "protobuf) for go tool pprof, Pyroscope, Parca or any pprof store: one\n"
 "sample per application instance and IP, values samples/count and\n"
@@ -64,6 +69,7 @@ static const char usage[] =
 "    sleepy-parse --folded cpu -s ./btree sleepy.data | flamegraph.pl > cpu.svg\n"
 "    sleepy-parse --folded offcpu sched.data |\n"
 "        flamegraph.pl --countname=ns > offcpu.svg\n"
+"    sleepy-parse --flamegraph cpu sleepy.data > cpu.svg\n"
 "    sleepy-parse --pprof profile.pb.gz sleepy.data && go tool pprof -top profile.pb.gz\n"
 "    sleepy-parse diff before.data after.data    # see diff --help\n"
 "\n"
@@ -81,21 +87,25 @@ static const char usage[] =
 "        --folded WHAT    folded stacks, cpu or offcpu, instead of the\n"
 "                         reports; --top N keeps the N heaviest; not with\n"
 "                         --format, --chain or --irq-by-app\n"
+"        --flamegraph WHAT the same stacks as an SVG flame graph on\n"
+"                         standard output; options as with --folded\n"
 "        --pprof OUT      a pprof profile to OUT ('-': standard output)\n"
 "                         instead of the reports; --top N keeps the N\n"
-"                         heaviest samples; not with --folded, --format,\n"
+"                         heaviest samples; not with --folded,\n"
+"                         --flamegraph, --format,\n"
 "                         --chain or --irq-by-app\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
 "Exit status: 0 ok, 1 unreadable or damaged recording (what could be read\n"
-"is still reported), --folded offcpu without --sched or --pprof OUT not\n"
+"is still reported), offcpu stacks without --sched or --pprof OUT not\n"
 "written, 2 bad usage.\n";
 
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
 	bool folded;				/* --folded: folded_kind */
+	bool flamegraph;			/* --flamegraph: folded_kind */
 	enum sleepy_folded_kind folded_kind;
 	const char *pprof;			/* --pprof OUT */
 	const char *report_option;		/* given, of the reports only */
@@ -131,7 +141,7 @@ static int bad_option(const char *option, const char *value)
 
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
-	enum { OPT_FOLDED = 256, OPT_PPROF };
+	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -142,11 +152,13 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "irq-by-app", no_argument, NULL, 'I' },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
+	const char *output;
 	char error[512];
 	uint64_t value;
 	int c;
@@ -176,12 +188,18 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			opts->report_option = "--irq-by-app";
 			break;
 		case OPT_FOLDED:
-			if (!sleepy_folded_parse(optarg, &opts->folded_kind)) {
-				fprintf(stderr, "sleepy-parse: unknown --folded '%s' (cpu or offcpu)\n",
-					optarg);
+		case OPT_FLAMEGRAPH:
+			if (opts->folded || opts->flamegraph) {
+				fprintf(stderr, "sleepy-parse: one --folded or --flamegraph at a time\n");
 				return SLEEPY_EXIT_USAGE;
 			}
-			opts->folded = true;
+			if (!sleepy_folded_parse(optarg, &opts->folded_kind)) {
+				fprintf(stderr, "sleepy-parse: unknown %s '%s' (cpu or offcpu)\n",
+					c == OPT_FOLDED ? "--folded" : "--flamegraph", optarg);
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->folded = c == OPT_FOLDED;
+			opts->flamegraph = c == OPT_FLAMEGRAPH;
 			break;
 		case OPT_PPROF:
 			if (!*optarg) {
@@ -242,13 +260,16 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
 		return SLEEPY_EXIT_USAGE;
 	}
-	if (opts->folded && opts->pprof) {
-		fprintf(stderr, "sleepy-parse: --folded and --pprof: one output at a time\n");
+	output = opts->folded ? "--folded" : opts->flamegraph ? "--flamegraph" :
+		 opts->pprof ? "--pprof" : NULL;
+	if ((opts->folded || opts->flamegraph) && opts->pprof) {
+		fprintf(stderr, "sleepy-parse: %s and --pprof: one output at a time\n",
+			output);
 		return SLEEPY_EXIT_USAGE;
 	}
-	if ((opts->folded || opts->pprof) && opts->report_option) {
+	if (output && opts->report_option) {
 		fprintf(stderr, "sleepy-parse: %s prints no reports: %s does not go with it\n",
-			opts->folded ? "--folded" : "--pprof", opts->report_option);
+			output, opts->report_option);
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (!opts->report.chain_depth)
@@ -394,10 +415,10 @@ int main(int argc, char **argv)
 	if (opts.pprof) {
 		if (sleepy_pprof_write(opts.pprof, &opts.report, &profile, &rec))
 			ret = SLEEPY_EXIT_ERROR;
-	} else if (!opts.folded) {
+	} else if (!opts.folded && !opts.flamegraph) {
 		sleepy_report(stdout, &opts.report, &profile, &rec);
-	} else if (sleepy_folded(stdout, &opts.report, opts.folded_kind,
-				 &profile, &rec)) {
+	} else if ((opts.folded ? sleepy_folded : sleepy_flamegraph)
+			(stdout, &opts.report, opts.folded_kind, &profile, &rec)) {
 		fprintf(stderr, "sleepy-parse: %s has no context switches (record with sleepy-start --sched)\n",
 			opts.report.path);
 		ret = SLEEPY_EXIT_ERROR;

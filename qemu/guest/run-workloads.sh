@@ -34,7 +34,10 @@ else
 	symbols="-s /sleepy/bench/loop -s /sleepy/bench/call -s /sleepy/bench/btree"
 fi
 sleepy-parse --top 25 ${symbols:-} $rec
-# Named here, where the mapped files are: the pprof profile for the host.
+# Named here, where the mapped files are: a flame graph and the pprof
+# profile for the host.
+sleepy-parse ${symbols:-} --flamegraph cpu $rec > /mnt/out/flamegraph.svg &&
+	echo "sleepy-guest: flame graph written to out/flamegraph.svg"
 sleepy-parse ${symbols:-} --pprof /mnt/out/profile.pb.gz $rec &&
 	echo "sleepy-guest: pprof profile written to out/profile.pb.gz"
 cp $rec /mnt/out/sleepy.data 2>/dev/null && echo "sleepy-guest: recording copied to out/sleepy.data"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # make run as a user runs it, from the host: a dynamically linked PIE whose
 # library sits under /tmp (found through its rpath) runs in the guest and
-# is profiled with the options in SLEEPY_OPTS; its pprof profile opens in
-# go tool pprof on the host; a program that fails makes make run fail with
+# is profiled with the options in SLEEPY_OPTS; its flame graph is valid
+# SVG and its pprof profile opens in go tool pprof on the host; a program that fails makes make run fail with
 # one line saying so.  Runs qemu/run.sh, make run's
 # last step, as make run would (its prerequisites are built by now, and a
 # second make could race the debug kernel build).  TAP on stdout.
@@ -10,7 +10,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..10"
+echo "1..12"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -53,6 +53,17 @@ check "pprof: hot#1 has ${pprof_samples:-no} samples, the report ${report_sample
 	[ -n "$report_samples" -a "$pprof_samples" = "$report_samples" ]
 check "pprof: hot#1's top function is hot_loop (${top_function:-nothing})" \
 	[ "$top_function" = hot_loop ]
+
+# The flame graph: well-formed XML, hot_loop's frame over half its width.
+cp "$top/out/flamegraph.svg" "$dir/flamegraph.svg" 2>/dev/null
+xmllint --noout "$dir/flamegraph.svg" > "$dir/xmllint.txt" 2>&1
+status=$?
+hot_width=$(grep -o 'data-w="[0-9.]*"[^>]*data-n="hot_loop"' "$dir/flamegraph.svg" |
+	sed 's/data-w="\([0-9.]*\)".*/\1/' | sort -rn | head -n1)
+check "out/flamegraph.svg is well-formed XML (xmllint status $status)" \
+	[ $status = 0 -a -s "$dir/flamegraph.svg" ]
+check "flame graph: hot_loop's frame is ${hot_width:-missing} of 1180 pixels (over half)" \
+	awk -v w="${hot_width:-0}" 'BEGIN { exit !(w > 590) }'
 
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?

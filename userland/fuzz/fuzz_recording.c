@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: does with its input what sleepy-parse does with a
  * file -- check the header, read every record, aggregate, sort and write
- * every report in every format, the folded stacks and the pprof profile
- * (compressed to /dev/null) -- through the same library calls.  An
+ * every report in every format, the folded stacks, the flame graphs and
+ * the pprof profile (compressed to /dev/null) -- through the same library
+ * calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
  * function runs too.  The files a recording's mappings name are looked
  * for under a --symfs that does not exist: the mappings are looked up,
@@ -17,6 +18,7 @@
 #include "lib/profile.h"
 #include "lib/recording.h"
 #include "lib/diff.h"
+#include "lib/flamegraph.h"
 #include "lib/folded.h"
 #include "lib/pprof.h"
 #include "lib/report.h"
@@ -116,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = SLEEPY_FOLDED_CPU; i <= SLEEPY_FOLDED_OFFCPU; i++) {
 		sleepy_folded(sink, &everything, i, &profile, &rec);
 		sleepy_folded(sink, &filtered, i, &profile, &rec);
+		sleepy_flamegraph(sink, &everything, i, &profile, &rec);
+		sleepy_flamegraph(sink, &filtered, i, &profile, &rec);
 	}
 	/* sleepy-parse --pprof /dev/null, with either set of options */
 	sleepy_pprof_write("/dev/null", &everything, &profile, &rec);

@@ -17,11 +17,6 @@
 #define FRAME		256	/* a function name + "_[k]", "0x" + 16 hex digits */
 #define MAX_FRAMES	4	/* app, reason, user, kernel */
 
-struct folded_line {
-	char *stack;
-	uint64_t weight;
-};
-
 bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind)
 {
 	if (!strcmp(name, "cpu"))
@@ -45,12 +40,12 @@ static uint64_t hash(const char *s)
 
 static int same_stack(const void *slot, const void *arg)
 {
-	return !strcmp(((const struct folded_line *)slot)->stack, arg);
+	return !strcmp(((const struct sleepy_folded_line *)slot)->stack, arg);
 }
 
 static int cmp_lines(const void *a, const void *b)
 {
-	const struct folded_line *x = a, *y = b;
+	const struct sleepy_folded_line *x = a, *y = b;
 
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? 1 : -1;
@@ -84,7 +79,7 @@ static char *join(const char *const *frames, unsigned int n)
 static void add(struct sleepy_table *lines, const char *const *frames,
 		unsigned int n, uint64_t weight)
 {
-	struct folded_line *line;
+	struct sleepy_folded_line *line;
 	char *stack;
 
 	if (!weight)
@@ -191,16 +186,18 @@ static void add_offcpu(struct sleepy_table *lines,
 	}
 }
 
-int sleepy_folded(FILE *stream, const struct sleepy_report_options *opts,
-		  enum sleepy_folded_kind kind, struct sleepy_profile *profile,
-		  const struct sleepy_recording *rec)
+struct sleepy_folded_line *sleepy_folded_lines(const struct sleepy_report_options *opts,
+					      enum sleepy_folded_kind kind,
+					      struct sleepy_profile *profile,
+					      const struct sleepy_recording *rec,
+					      size_t *count)
 {
-	struct folded_line *lines;
+	struct sleepy_folded_line *lines;
 	struct sleepy_table table;
 	size_t n, i;
 
 	if (kind == SLEEPY_FOLDED_OFFCPU && !profile->sched)
-		return -1;
+		return NULL;
 	sleepy_table_init(&table, sizeof(*lines));
 	if (kind == SLEEPY_FOLDED_CPU) {
 		add_samples(&table, opts, profile);
@@ -210,13 +207,38 @@ int sleepy_folded(FILE *stream, const struct sleepy_report_options *opts,
 		add_offcpu(&table, opts, profile);
 	}
 	lines = sleepy_table_sorted(&table, &n, cmp_lines);
-	for (i = 0; i < n; i++) {
-		if (!opts->top || i < opts->top)
-			fprintf(stream, "%s %" PRIu64 "\n", lines[i].stack,
-				lines[i].weight);
-		free(lines[i].stack);
-	}
-	free(lines);
 	sleepy_table_free(&table);
+	if (opts->top && n > opts->top) {
+		for (i = opts->top; i < n; i++)
+			free(lines[i].stack);
+		n = opts->top;
+	}
+	*count = n;
+	return lines;
+}
+
+void sleepy_folded_lines_free(struct sleepy_folded_line *lines, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		free(lines[i].stack);
+	free(lines);
+}
+
+int sleepy_folded(FILE *stream, const struct sleepy_report_options *opts,
+		  enum sleepy_folded_kind kind, struct sleepy_profile *profile,
+		  const struct sleepy_recording *rec)
+{
+	struct sleepy_folded_line *lines;
+	size_t n, i;
+
+	lines = sleepy_folded_lines(opts, kind, profile, rec, &n);
+	if (!lines)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(stream, "%s %" PRIu64 "\n", lines[i].stack,
+			lines[i].weight);
+	sleepy_folded_lines_free(lines, n);
 	return 0;
 }

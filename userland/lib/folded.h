@@ -27,6 +27,24 @@ enum sleepy_folded_kind {
 /* "cpu" or "offcpu"; false for anything else. */
 bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind);
 
+struct sleepy_folded_line {
+	char *stack;		/* frames joined by ';' */
+	uint64_t weight;
+};
+
+/*
+ * The folded stacks of @kind of @profile, read from @rec, heaviest first;
+ * of @opts, the application filter, the symbols and top apply.  NULL for
+ * off-CPU stacks of a recording without context switches; else free with
+ * sleepy_folded_lines_free().  *@count is set to their number.
+ */
+struct sleepy_folded_line *sleepy_folded_lines(const struct sleepy_report_options *opts,
+					      enum sleepy_folded_kind kind,
+					      struct sleepy_profile *profile,
+					      const struct sleepy_recording *rec,
+					      size_t *count);
+void sleepy_folded_lines_free(struct sleepy_folded_line *lines, size_t count);
+
 /*
  * Writes @profile, read from @rec, as folded stacks of @kind to @stream.
  * Of @opts, the application filter, the symbols and top (at most that many

@@ -28,6 +28,7 @@
 #include "pprof.pb-c.h"
 #include "lib/profile.h"
 #include "lib/diff.h"
+#include "lib/flamegraph.h"
 #include "lib/folded.h"
 #include "lib/ksyms.h"
 #include "lib/irq.h"
@@ -38,7 +39,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 77
+#define PLANNED_TESTS 81
 
 static int failures, tests;
 
@@ -1295,6 +1296,90 @@ static void test_kernel_symbols(void)
 	free(records.data);
 }
 
+/* The flame graph of @p in @buf; returns what sleepy_flamegraph() did. */
+static int flamegraph(char *buf, size_t size,
+		      const struct sleepy_report_options *opts,
+		      enum sleepy_folded_kind kind, struct sleepy_profile *p,
+		      const struct sleepy_recording *rec)
+{
+	FILE *f;
+	int ret;
+
+	memset(buf, 0, size);
+	f = fmemopen(buf, size - 1, "w");
+	if (!f)
+		return -2;
+	ret = sleepy_flamegraph(f, opts, kind, p, rec);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Flame graphs: frames as wide as their samples over 1180 pixels, siblings
+ * in alphabetical order, each level 16 pixels above its parent, names
+ * escaped for XML; off-CPU refused without switches; an empty graph says so.
+ */
+static void test_flamegraph(void)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x401000, .size = 0x40, .name = "main" },
+		{ .start = 0x401100, .size = 0x100, .name = "operator<&>" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "loop", .syms = syms, .count = 2,
+	};
+	struct sleepy_report_options opts = {
+		.path = "t", .symbols = &symbols, .nsymbols = 1,
+	};
+	static char svg[65536];
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	int i, ret;
+	bool ok;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "loop", 1);
+	put_app(&b, 2, "other", 1);
+	for (i = 0; i < 5; i++)
+		put_sample(&b, 1, 0x401000, 0, 0);
+	put_sample(&b, 1, 0x401104, 0, 0);
+	put_sample(&b, 1, 0x401108, 0, 0);
+	for (i = 0; i < 4; i++)
+		put_sample(&b, 2, 0x401000, 0, 0);
+	put_trailer(&b, 11, 0);
+	read_all(&b, &rec, &p);
+	ret = flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	ok = ret == 0 && !strncmp(svg, "<?xml", 5) &&
+	     strlen(svg) > 7 && !strcmp(svg + strlen(svg) - 7, "</svg>\n") &&
+	     lines_with(svg, "<g class=\"f\"", "") == 6 &&
+	     lines_with(svg, "data-x=\"10.00\" data-w=\"1180.00\"", "data-n=\"all\"") == 1 &&
+	     lines_with(svg, "data-x=\"10.00\" data-w=\"750.91\"", "data-n=\"loop#1\"") == 1 &&
+	     lines_with(svg, "data-x=\"760.91\" data-w=\"429.09\"", "data-n=\"other#1\"") == 1 &&
+	     lines_with(svg, "data-x=\"10.00\" data-w=\"536.36\"", "data-n=\"main\"") == 1 &&
+	     lines_with(svg, "data-x=\"546.36\" data-w=\"214.55\"",
+			"data-n=\"operator&lt;&amp;&gt;\"") == 1;
+	check(ok, "flame graph: frames as wide as their samples, siblings in alphabetical order");
+	if (!ok)
+		comment("svg", svg);
+	check(lines_with(svg, "data-n=\"all\"", "y=\"76\"") == 1 &&
+	      lines_with(svg, "data-n=\"loop#1\"", "y=\"60\"") == 1 &&
+	      lines_with(svg, "data-n=\"main\"", "y=\"44\"") == 1 &&
+	      lines_with(svg, "<title>operator&lt;&amp;&gt; (2 samples, 18.18%)</title>", "") == 1 &&
+	      lines_with(svg, "<title>all (11 samples, 100.00%)</title>", "") == 1,
+	      "flame graph: callees above callers, titles with weight and share, names escaped");
+	check(flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
+	      !svg[0], "flame graph offcpu: refused without context switches, nothing written");
+	opts.app_name = "nothing";
+	ret = flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check(ret == 0 && !lines_with(svg, "<g class=\"f\"", "") &&
+	      strstr(svg, ">No samples in this recording<") &&
+	      !strcmp(svg + strlen(svg) - 7, "</svg>\n"),
+	      "flame graph: nothing selected, an SVG that says so");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 typedef Perftools__Profiles__Profile Pprof;
 
 /* @path, gunzipped and unpacked; NULL if it is no gzip'd profile. */
@@ -1526,5 +1611,6 @@ int main(int argc, char **argv)
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_bad_mmap();
 	test_pprof();
+	test_flamegraph();
 	return failures ? 1 : 0;
 }
