@@ -8,19 +8,29 @@ packages="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 packages+=" gcc-multilib"
 # sleepy-parse --pprof (protobuf-c), and go tool pprof to read it in the tests
 packages+=" protobuf-c-compiler libprotobuf-c-dev golang-go"
-# xmllint for the flame graph's SVG
-packages+=" libxml2-utils"
+# xmllint for the flame graph's SVG, Chromium and Node.js to click on it
+packages+=" libxml2-utils chromium"
+command -v npm >/dev/null || packages+=" nodejs npm"
 # make bench: perf for the guest, callgrind, the plot
 packages+=" linux-perf valgrind gnuplot-nox"
 # make fuzz (userland/fuzz/): clang with libFuzzer and the sanitizers
 packages+=" clang libclang-rt-14-dev"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
-[ -z "$missing" ] && exit 0
-echo "deps: installing" $missing
-if [ "$(id -u)" != 0 ]; then
-	echo "deps: run as root (or install: $missing)" >&2
-	exit 1
+if [ -n "$missing" ]; then
+	echo "deps: installing" $missing
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps: run as root (or install: $missing)" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# Playwright's driver (no browser download: it drives Debian's Chromium),
+# for the flame graph's browser test, from the npm registry into build/.
+npm_dir=$(cd "$(dirname "$0")/.." && pwd)/build/npm
+if [ ! -f "$npm_dir/node_modules/playwright-core/package.json" ]; then
+	echo "deps: npm install playwright-core into build/npm"
+	npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
+		playwright-core@1.65.1 >/dev/null
+fi

@@ -10,7 +10,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..12"
+echo "1..15"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -67,6 +67,22 @@ check "out/flamegraph.svg is well-formed XML (xmllint status $status)" \
 	[ $status = 0 -a -s "$dir/flamegraph.svg" ]
 check "flame graph: hot_loop ${hot_width:-missing} of hot#1's ${app_width:-missing} pixels (over half)" \
 	awk -v h="${hot_width:-0}" -v a="${app_width:-0}" 'BEGIN { exit !(a > 0 && h > a / 2) }'
+# Used in a browser (headless Chromium): a click on hot#1 zooms it to the
+# full width, Reset Zoom undoes it, Search highlights hot_loop.
+NODE_PATH="$top/build/npm/node_modules" timeout 120 \
+	node "$top/tests/run/flamegraph-browser.js" "$dir/flamegraph.svg" 'hot#1' hot_loop \
+	> "$dir/browser.txt" 2> "$dir/browser.err"
+status=$?
+sed 's/^/# browser: /' "$dir/browser.txt" "$dir/browser.err"
+seen() { sed -n "s/^$1=//p" "$dir/browser.txt"; }
+check "browser: a click on hot#1 zooms it to $(seen zoomed_app_width) of 1180 pixels, no script error (status $status)" \
+	eval '[ $status = 0 ] && [ "$(seen errors)" = 0 ] && [ "$(seen zoomed_app_width)" = 1180 ] &&
+	      [ "$(seen unzoom_opacity)" = 1 ]'
+check "browser: Reset Zoom gives hot#1 back its $(seen app_width) pixels ($(seen reset_app_width))" \
+	eval '[ -n "$(seen app_width)" ] && [ "$(seen reset_app_width)" = "$(seen app_width)" ]'
+check "browser: Search hot_loop highlights $(seen highlighted) frame(s), matched $(seen matched)% (its width's share)" \
+	awk -v h="$(seen highlighted)" -v m="$(seen matched)" -v w="${hot_width:-0}" \
+	'BEGIN { exit !(h >= 1 && m > 0 && (m - 100 * w / 1180) ^ 2 < 0.01) }'
 
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?
