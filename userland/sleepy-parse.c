@@ -14,6 +14,7 @@
 #include "lib/pprof.h"
 #include "lib/profile.h"
 #include "lib/report.h"
+#include "lib/speedscope.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
 
@@ -24,7 +25,7 @@ static const char usage[] =
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
-"       sleepy-parse --folded|--flamegraph cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
+"       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
@@ -53,7 +54,8 @@ static const char usage[] =
 "\n"
 "With --flamegraph, the same stacks are drawn as an interactive SVG flame\n"
 "graph on standard output (open it in a browser: hover for a frame's\n"
-"weight, click to zoom, Search to highlight by regular expression).\n"
+"weight, click to zoom, Search to highlight by regular expression); with\n"
+"--speedscope, as a speedscope file (one profile per application instance).\n"
 "\n"
 "With --pprof, the samples go to OUT as a pprof profile (gzip-compressed\n"
 "protobuf) for go tool pprof, Pyroscope, Parca or any pprof store: one\n"
@@ -70,6 +72,7 @@ static const char usage[] =
 "    sleepy-parse --folded offcpu sched.data |\n"
 "        flamegraph.pl --countname=ns > offcpu.svg\n"
 "    sleepy-parse --flamegraph cpu sleepy.data > cpu.svg\n"
+"    sleepy-parse --speedscope cpu sleepy.data > cpu.speedscope.json\n"
 "    sleepy-parse --pprof profile.pb.gz sleepy.data && go tool pprof -top profile.pb.gz\n"
 "    sleepy-parse diff before.data after.data    # see diff --help\n"
 "\n"
@@ -89,10 +92,12 @@ static const char usage[] =
 "                         --format, --chain or --irq-by-app\n"
 "        --flamegraph WHAT the same stacks as an SVG flame graph on\n"
 "                         standard output; options as with --folded\n"
+"        --speedscope WHAT the same stacks as a speedscope JSON file on\n"
+"                         standard output; options as with --folded\n"
 "        --pprof OUT      a pprof profile to OUT ('-': standard output)\n"
 "                         instead of the reports; --top N keeps the N\n"
 "                         heaviest samples; not with --folded,\n"
-"                         --flamegraph, --format,\n"
+"                         --flamegraph, --speedscope, --format,\n"
 "                         --chain or --irq-by-app\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
@@ -104,8 +109,12 @@ static const char usage[] =
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
-	bool folded;				/* --folded: folded_kind */
-	bool flamegraph;			/* --flamegraph: folded_kind */
+	/* --folded, --flamegraph or --speedscope of folded_kind; NULL: none */
+	const char *stacks_option;
+	int (*write_stacks)(FILE *stream, const struct sleepy_report_options *opts,
+			    enum sleepy_folded_kind kind,
+			    struct sleepy_profile *profile,
+			    const struct sleepy_recording *rec);
 	enum sleepy_folded_kind folded_kind;
 	const char *pprof;			/* --pprof OUT */
 	const char *report_option;		/* given, of the reports only */
@@ -141,7 +150,7 @@ static int bad_option(const char *option, const char *value)
 
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
-	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH };
+	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -153,6 +162,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -189,17 +199,22 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 		case OPT_FLAMEGRAPH:
-			if (opts->folded || opts->flamegraph) {
-				fprintf(stderr, "sleepy-parse: one --folded or --flamegraph at a time\n");
+		case OPT_SPEEDSCOPE:
+			if (opts->stacks_option) {
+				fprintf(stderr, "sleepy-parse: one of --folded, --flamegraph and --speedscope at a time\n");
 				return SLEEPY_EXIT_USAGE;
 			}
+			opts->stacks_option = c == OPT_FOLDED ? "--folded" :
+					      c == OPT_FLAMEGRAPH ? "--flamegraph" :
+					      "--speedscope";
+			opts->write_stacks = c == OPT_FOLDED ? sleepy_folded :
+					     c == OPT_FLAMEGRAPH ? sleepy_flamegraph :
+					     sleepy_speedscope;
 			if (!sleepy_folded_parse(optarg, &opts->folded_kind)) {
 				fprintf(stderr, "sleepy-parse: unknown %s '%s' (cpu or offcpu)\n",
-					c == OPT_FOLDED ? "--folded" : "--flamegraph", optarg);
+					opts->stacks_option, optarg);
 				return SLEEPY_EXIT_USAGE;
 			}
-			opts->folded = c == OPT_FOLDED;
-			opts->flamegraph = c == OPT_FLAMEGRAPH;
 			break;
 		case OPT_PPROF:
 			if (!*optarg) {
@@ -260,9 +275,8 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
 		return SLEEPY_EXIT_USAGE;
 	}
-	output = opts->folded ? "--folded" : opts->flamegraph ? "--flamegraph" :
-		 opts->pprof ? "--pprof" : NULL;
-	if ((opts->folded || opts->flamegraph) && opts->pprof) {
+	output = opts->stacks_option ?: opts->pprof ? "--pprof" : NULL;
+	if (opts->stacks_option && opts->pprof) {
 		fprintf(stderr, "sleepy-parse: %s and --pprof: one output at a time\n",
 			output);
 		return SLEEPY_EXIT_USAGE;
@@ -415,10 +429,10 @@ int main(int argc, char **argv)
 	if (opts.pprof) {
 		if (sleepy_pprof_write(opts.pprof, &opts.report, &profile, &rec))
 			ret = SLEEPY_EXIT_ERROR;
-	} else if (!opts.folded && !opts.flamegraph) {
+	} else if (!opts.write_stacks) {
 		sleepy_report(stdout, &opts.report, &profile, &rec);
-	} else if ((opts.folded ? sleepy_folded : sleepy_flamegraph)
-			(stdout, &opts.report, opts.folded_kind, &profile, &rec)) {
+	} else if (opts.write_stacks(stdout, &opts.report, opts.folded_kind,
+				     &profile, &rec)) {
 		fprintf(stderr, "sleepy-parse: %s has no context switches (record with sleepy-start --sched)\n",
 			opts.report.path);
 		ret = SLEEPY_EXIT_ERROR;

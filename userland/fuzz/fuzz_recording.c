@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: does with its input what sleepy-parse does with a
  * file -- check the header, read every record, aggregate, sort and write
- * every report in every format, the folded stacks, the flame graphs and
- * the pprof profile (compressed to /dev/null) -- through the same library
+ * every report in every format, the folded stacks, the flame graphs, the
+ * speedscope files and the pprof profile (compressed to /dev/null) -- through the same library
  * calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
  * function runs too.  The files a recording's mappings name are looked
@@ -22,6 +22,7 @@
 #include "lib/folded.h"
 #include "lib/pprof.h"
 #include "lib/report.h"
+#include "lib/speedscope.h"
 #include "lib/symbols.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -120,6 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sleepy_folded(sink, &filtered, i, &profile, &rec);
 		sleepy_flamegraph(sink, &everything, i, &profile, &rec);
 		sleepy_flamegraph(sink, &filtered, i, &profile, &rec);
+		sleepy_speedscope(sink, &everything, i, &profile, &rec);
+		sleepy_speedscope(sink, &filtered, i, &profile, &rec);
 	}
 	/* sleepy-parse --pprof /dev/null, with either set of options */
 	sleepy_pprof_write("/dev/null", &everything, &profile, &rec);

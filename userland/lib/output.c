@@ -18,8 +18,7 @@ bool sleepy_format_parse(const char *name, enum sleepy_format *format)
 	return true;
 }
 
-/* Names are sanitised when read; quote anyway for JSON's sake. */
-static void json_string(FILE *out, const char *s)
+void sleepy_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -191,7 +190,7 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(o->out, "%s\n    {\"app\": ", o->rows ? "," : "");
-		json_string(o->out, r->app);
+		sleepy_json_string(o->out, r->app);
 		fprintf(o->out, ", \"pid\": %u", r->pid);
 		if (r->has_ip)
 			fprintf(o->out, ", \"ip\": \"%s\", \"mode\": \"%s\"",
@@ -199,12 +198,12 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		if (o->columns != SLEEPY_COLUMNS_APP) {
 			fputs(", \"function\": ", o->out);
 			if (r->function)
-				json_string(o->out, r->function);
+				sleepy_json_string(o->out, r->function);
 			else
 				fputs("null", o->out);
 			fputs(", \"dso\": ", o->out);
 			if (r->dso)
-				json_string(o->out, r->dso);
+				sleepy_json_string(o->out, r->dso);
 			else
 				fputs("null", o->out);
 		}
@@ -273,7 +272,7 @@ void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
 			if (o->table[i].numeric)
 				fputs(cells[i], o->out);
 			else
-				json_string(o->out, cells[i]);
+				sleepy_json_string(o->out, cells[i]);
 		}
 		fputc('}', o->out);
 		break;

@@ -66,6 +66,11 @@ struct sleepy_output {
 
 /* Parses "text", "csv" or "json"; false if unknown. */
 bool sleepy_format_parse(const char *name, enum sleepy_format *format);
+/*
+ * @s as a JSON string: names are sanitised when read, but '"', '\\' and
+ * control bytes are escaped anyway.
+ */
+void sleepy_json_string(FILE *out, const char *s);
 
 /* @summary: one line (text), JSON object members, or nothing for CSV. */
 void sleepy_output_begin(struct sleepy_output *o, FILE *out,

@@ -36,10 +36,11 @@
 #include "lib/report.h"
 #include "lib/sched.h"
 #include "lib/session.h"
+#include "lib/speedscope.h"
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 81
+#define PLANNED_TESTS 83
 
 static int failures, tests;
 
@@ -1317,7 +1318,8 @@ static int flamegraph(char *buf, size_t size,
 /*
  * Flame graphs: frames as wide as their samples over 1180 pixels, siblings
  * in alphabetical order, each level 16 pixels above its parent, names
- * escaped for XML; off-CPU refused without switches; an empty graph says so.
+ * escaped for XML; off-CPU refused without switches; an empty graph says
+ * so.  The same stacks as a speedscope file.
  */
 static void test_flamegraph(void)
 {
@@ -1336,6 +1338,7 @@ static void test_flamegraph(void)
 	struct sleepy_profile p;
 	struct builder b = {};
 	int i, ret;
+	FILE *f;
 	bool ok;
 
 	put_header(&b, 1);
@@ -1370,6 +1373,30 @@ static void test_flamegraph(void)
 	      "flame graph: callees above callers, titles with weight and share, names escaped");
 	check(flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
 	      !svg[0], "flame graph offcpu: refused without context switches, nothing written");
+	/* The same stacks for speedscope: one profile per application. */
+	memset(svg, 0, sizeof(svg));
+	f = fmemopen(svg, sizeof(svg) - 1, "w");
+	ret = f ? sleepy_speedscope(f, &opts, SLEEPY_FOLDED_CPU, &p, &rec) : -2;
+	if (f)
+		fclose(f);
+	ok = ret == 0 &&
+	     strstr(svg, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n") == svg &&
+	     strstr(svg, "\"shared\": {\"frames\": [\n  {\"name\": \"main\"},\n"
+		    "  {\"name\": \"operator<&>\"},\n  {\"name\": \"0x401000\"}]},\n") &&
+	     strstr(svg, "{\"type\": \"sampled\", \"name\": \"loop#1\", \"unit\": \"none\", "
+		    "\"startValue\": 0, \"endValue\": 7,\n \"samples\": [[0],[1]],\n "
+		    "\"weights\": [5,2]},\n{\"type\": \"sampled\", \"name\": \"other#1\", "
+		    "\"unit\": \"none\", \"startValue\": 0, \"endValue\": 4,\n "
+		    "\"samples\": [[2]],\n \"weights\": [4]}]}\n");
+	check(ok, "speedscope: shared frames, one sampled profile per application, heaviest first");
+	if (!ok)
+		comment("speedscope", svg);
+	memset(svg, 0, sizeof(svg));
+	f = fmemopen(svg, sizeof(svg) - 1, "w");
+	ret = f ? sleepy_speedscope(f, &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) : -2;
+	if (f)
+		fclose(f);
+	check(ret == -1 && !svg[0], "speedscope offcpu: refused without context switches, nothing written");
 	opts.app_name = "nothing";
 	ret = flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
 	check(ret == 0 && !lines_with(svg, "<g class=\"f\"", "") &&
