@@ -37,21 +37,11 @@ struct frames {
 	unsigned int max_depth;
 };
 
-static void *xrealloc(void *p, size_t bytes)
-{
-	p = realloc(p, bytes ?: 1);
-	if (!p) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 static void push(struct frames *f, const struct frame *frame)
 {
 	if (f->count == f->size) {
 		f->size = f->size ? 2 * f->size : 256;
-		f->v = xrealloc(f->v, f->size * sizeof(*f->v));
+		f->v = sleepy_xrealloc(f->v, f->size * sizeof(*f->v));
 	}
 	f->v[f->count++] = *frame;
 	if (frame->depth > f->max_depth)
@@ -100,7 +90,7 @@ static void layout(struct frames *out, const struct sleepy_folded_line *lines,
 		for (; *s; s += *s == ';') {
 			if (nopen == size) {
 				size = size ? 2 * size : 16;
-				open = xrealloc(open, size * sizeof(*open));
+				open = sleepy_xrealloc(open, size * sizeof(*open));
 			}
 			open[nopen] = (struct frame) {
 				.name = s, .len = frame_len(s),
@@ -139,12 +129,9 @@ static void put_escaped(FILE *out, const char *s, size_t len)
 /* flamegraph.pl's palettes: hot (user), orange (kernel), blue (off-CPU). */
 static void color(const struct frame *f, bool offcpu, int rgb[3])
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = sleepy_fnv(SLEEPY_FNV_BASIS, f->name, f->len);
 	double v1, v2, v3;
-	size_t i;
 
-	for (i = 0; i < f->len; i++)
-		h = (h ^ (unsigned char)f->name[i]) * 0x100000001b3ULL;
 	v1 = (h & 0xff) / 255.0;
 	v2 = ((h >> 8) & 0xff) / 255.0;
 	v3 = ((h >> 16) & 0xff) / 255.0;

@@ -28,16 +28,6 @@ bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind)
 	return true;
 }
 
-/* FNV-1a */
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
 static int same_stack(const void *slot, const void *arg)
 {
 	return !strcmp(((const struct sleepy_folded_line *)slot)->stack, arg);
@@ -85,7 +75,7 @@ static void add(struct sleepy_table *lines, const char *const *frames,
 	if (!weight)
 		return;
 	stack = join(frames, n);
-	line = sleepy_table_get(lines, hash(stack), same_stack, stack);
+	line = sleepy_table_get(lines, sleepy_hash_string(stack), same_stack, stack);
 	if (line->stack)
 		free(stack);
 	else

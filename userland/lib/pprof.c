@@ -76,17 +76,6 @@ struct id_slot {
 	uint64_t id;
 };
 
-static void *xalloc(void *old, size_t bytes)
-{
-	void *p = realloc(old, bytes ?: 1);
-
-	if (!p) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 static void vec_init(struct vec *v, size_t size)
 {
 	memset(v, 0, sizeof(*v));
@@ -100,7 +89,7 @@ static void *vec_push(struct vec *v)
 
 	if (v->count == v->capacity) {
 		v->capacity = v->capacity ? v->capacity * 2 : 64;
-		v->data = xalloc(v->data, v->capacity * v->size);
+		v->data = sleepy_xrealloc(v->data, v->capacity * v->size);
 	}
 	elem = (char *)v->data + v->count++ * v->size;
 	memset(elem, 0, v->size);
@@ -111,18 +100,6 @@ static void *vec_at(const struct vec *v, size_t i)
 {
 	return (char *)v->data + i * v->size;
 }
-
-/* FNV-1a over @len bytes, continuing from @h. */
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV_BASIS	0xcbf29ce484222325ULL
 
 static int same_string(const void *slot, const void *arg)
 {
@@ -135,7 +112,7 @@ static int64_t string_id(struct builder *b, const char *text)
 	struct string_slot *slot;
 	char **entry;
 
-	slot = sleepy_table_get(&b->string_ids, fnv(FNV_BASIS, text, strlen(text)),
+	slot = sleepy_table_get(&b->string_ids, sleepy_hash_string(text),
 				same_string, text);
 	if (slot->text)
 		return slot->index;
@@ -165,7 +142,7 @@ static struct id_slot *id_of(struct sleepy_table *table, uint64_t a,
 			     uint64_t b, uint64_t c)
 {
 	struct id_slot key = { a, b, c, 0 }, *slot;
-	uint64_t h = fnv(FNV_BASIS, &key, 3 * sizeof(uint64_t));
+	uint64_t h = sleepy_fnv(SLEEPY_FNV_BASIS, &key, 3 * sizeof(uint64_t));
 
 	slot = sleepy_table_get(table, h, same_ids, &key);
 	if (!slot->id) {
@@ -316,7 +293,7 @@ static void **link_all(struct builder *b, Profile *p)
 {
 	size_t n = b->samples.count + b->mappings.count +
 		   b->locations.count + b->functions.count;
-	void **ptrs = xalloc(NULL, n * sizeof(*ptrs)), **next = ptrs;
+	void **ptrs = sleepy_xrealloc(NULL, n * sizeof(*ptrs)), **next = ptrs;
 	size_t i, j;
 
 	p->sample = (Sample **)next;
@@ -487,7 +464,7 @@ int sleepy_pprof_write(const char *path,
 
 	ptrs = link_all(&b, &p);
 	len = perftools__profiles__profile__get_packed_size(&p);
-	buf = xalloc(NULL, len);
+	buf = sleepy_xrealloc(NULL, len);
 	perftools__profiles__profile__pack(&p, buf);
 	ret = write_gzip(path, buf, len);
 	free(buf);

@@ -15,6 +15,25 @@
 #define INSERTION_SORT_MAX 16
 #define SAMPLES_BUCKETS	65536
 
+void *sleepy_xrealloc(void *p, size_t bytes)
+{
+	p = realloc(p, bytes ?: 1);
+	if (!p) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len--)
+		hash = (hash ^ *p++) * 0x100000001b3ULL;
+	return hash;
+}
+
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);

@@ -35,6 +35,18 @@ struct sleepy_table {
 size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
 				uint64_t key);
 
+/* realloc() that exits with a message when memory runs out. */
+void *sleepy_xrealloc(void *p, size_t bytes);
+
+/* FNV-1a over @len bytes at @data, continuing from @hash. */
+#define SLEEPY_FNV_BASIS	0xcbf29ce484222325ULL
+uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len);
+
+static inline uint64_t sleepy_hash_string(const char *s)
+{
+	return sleepy_fnv(SLEEPY_FNV_BASIS, s, __builtin_strlen(s));
+}
+
 struct sleepy_app {
 	uint32_t appid;
 	uint32_t parent_appid;

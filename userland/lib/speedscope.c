@@ -24,16 +24,6 @@ struct frame_slot {
 	size_t index;
 };
 
-static void *xrealloc(void *p, size_t bytes)
-{
-	p = realloc(p, bytes ?: 1);
-	if (!p) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 /* By application frame, then by the rest: each application's together. */
 static int cmp_stacks(const void *a, const void *b)
 {
@@ -63,27 +53,17 @@ static int same_name(const void *slot, const void *arg)
 	return !strcmp(((const struct frame_slot *)slot)->name, arg);
 }
 
-/* FNV-1a */
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The index of frame @name, appended to @names if new. */
 static size_t frame_index(struct sleepy_table *frames, const char ***names,
 			  size_t *count, const char *name)
 {
-	struct frame_slot *slot = sleepy_table_get(frames, hash(name),
+	struct frame_slot *slot = sleepy_table_get(frames, sleepy_hash_string(name),
 						   same_name, name);
 
 	if (!slot->name) {
 		slot->name = name;
 		slot->index = (*count)++;
-		*names = xrealloc(*names, *count * sizeof(**names));
+		*names = sleepy_xrealloc(*names, *count * sizeof(**names));
 		(*names)[slot->index] = name;
 	}
 	return slot->index;
@@ -137,12 +117,12 @@ int sleepy_speedscope(FILE *out, const struct sleepy_report_options *opts,
 	if (!lines)
 		return -1;
 	qsort(lines, n, sizeof(*lines), cmp_stacks);
-	rest = xrealloc(NULL, n * sizeof(*rest));
+	rest = sleepy_xrealloc(NULL, n * sizeof(*rest));
 	for (i = 0; i < n; i++) {
 		rest[i] = frames_after_app(lines[i].stack);
 		if (!ngroups || strcmp(lines[i].stack,
 				       lines[groups[ngroups - 1].first].stack)) {
-			groups = xrealloc(groups, ++ngroups * sizeof(*groups));
+			groups = sleepy_xrealloc(groups, ++ngroups * sizeof(*groups));
 			groups[ngroups - 1] = (struct app_group) { .first = i };
 		}
 		groups[ngroups - 1].end = i + 1;

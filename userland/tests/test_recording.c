@@ -555,10 +555,15 @@ out:
 }
 
 /* sleepy_folded()'s status, and its output in @buf. */
-static int folded(char *buf, size_t size,
-		  const struct sleepy_report_options *opts,
-		  enum sleepy_folded_kind kind, struct sleepy_profile *p,
-		  const struct sleepy_recording *rec)
+typedef int stacks_writer(FILE *stream, const struct sleepy_report_options *opts,
+			  enum sleepy_folded_kind kind, struct sleepy_profile *profile,
+			  const struct sleepy_recording *rec);
+
+/* What @write wrote in @buf; returns what it returned. */
+static int write_stacks(char *buf, size_t size, stacks_writer *write,
+			const struct sleepy_report_options *opts,
+			enum sleepy_folded_kind kind, struct sleepy_profile *p,
+			const struct sleepy_recording *rec)
 {
 	FILE *f;
 	int ret;
@@ -567,9 +572,17 @@ static int folded(char *buf, size_t size,
 	f = fmemopen(buf, size - 1, "w");
 	if (!f)
 		return -2;
-	ret = sleepy_folded(f, opts, kind, p, rec);
+	ret = write(f, opts, kind, p, rec);
 	fclose(f);
 	return ret;
+}
+
+static int folded(char *buf, size_t size,
+		  const struct sleepy_report_options *opts,
+		  enum sleepy_folded_kind kind, struct sleepy_profile *p,
+		  const struct sleepy_recording *rec)
+{
+	return write_stacks(buf, size, sleepy_folded, opts, kind, p, rec);
 }
 
 /* @text, line by line, as TAP comments. */
@@ -1297,24 +1310,6 @@ static void test_kernel_symbols(void)
 	free(records.data);
 }
 
-/* The flame graph of @p in @buf; returns what sleepy_flamegraph() did. */
-static int flamegraph(char *buf, size_t size,
-		      const struct sleepy_report_options *opts,
-		      enum sleepy_folded_kind kind, struct sleepy_profile *p,
-		      const struct sleepy_recording *rec)
-{
-	FILE *f;
-	int ret;
-
-	memset(buf, 0, size);
-	f = fmemopen(buf, size - 1, "w");
-	if (!f)
-		return -2;
-	ret = sleepy_flamegraph(f, opts, kind, p, rec);
-	fclose(f);
-	return ret;
-}
-
 /*
  * Flame graphs: frames as wide as their samples over 1180 pixels, siblings
  * in alphabetical order, each level 16 pixels above its parent, names
@@ -1338,7 +1333,6 @@ static void test_flamegraph(void)
 	struct sleepy_profile p;
 	struct builder b = {};
 	int i, ret;
-	FILE *f;
 	bool ok;
 
 	put_header(&b, 1);
@@ -1352,7 +1346,8 @@ static void test_flamegraph(void)
 		put_sample(&b, 2, 0x401000, 0, 0);
 	put_trailer(&b, 11, 0);
 	read_all(&b, &rec, &p);
-	ret = flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	ret = write_stacks(svg, sizeof(svg), sleepy_flamegraph, &opts,
+			   SLEEPY_FOLDED_CPU, &p, &rec);
 	ok = ret == 0 && !strncmp(svg, "<?xml", 5) &&
 	     strlen(svg) > 7 && !strcmp(svg + strlen(svg) - 7, "</svg>\n") &&
 	     lines_with(svg, "<g class=\"f\"", "") == 6 &&
@@ -1371,14 +1366,12 @@ static void test_flamegraph(void)
 	      lines_with(svg, "<title>operator&lt;&amp;&gt; (2 samples, 18.18%)</title>", "") == 1 &&
 	      lines_with(svg, "<title>all (11 samples, 100.00%)</title>", "") == 1,
 	      "flame graph: callees above callers, titles with weight and share, names escaped");
-	check(flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
+	check(write_stacks(svg, sizeof(svg), sleepy_flamegraph, &opts,
+			   SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
 	      !svg[0], "flame graph offcpu: refused without context switches, nothing written");
 	/* The same stacks for speedscope: one profile per application. */
-	memset(svg, 0, sizeof(svg));
-	f = fmemopen(svg, sizeof(svg) - 1, "w");
-	ret = f ? sleepy_speedscope(f, &opts, SLEEPY_FOLDED_CPU, &p, &rec) : -2;
-	if (f)
-		fclose(f);
+	ret = write_stacks(svg, sizeof(svg), sleepy_speedscope, &opts,
+			   SLEEPY_FOLDED_CPU, &p, &rec);
 	ok = ret == 0 &&
 	     strstr(svg, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n") == svg &&
 	     strstr(svg, "\"shared\": {\"frames\": [\n  {\"name\": \"main\"},\n"
@@ -1391,14 +1384,12 @@ static void test_flamegraph(void)
 	check(ok, "speedscope: shared frames, one sampled profile per application, heaviest first");
 	if (!ok)
 		comment("speedscope", svg);
-	memset(svg, 0, sizeof(svg));
-	f = fmemopen(svg, sizeof(svg) - 1, "w");
-	ret = f ? sleepy_speedscope(f, &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) : -2;
-	if (f)
-		fclose(f);
+	ret = write_stacks(svg, sizeof(svg), sleepy_speedscope, &opts,
+			   SLEEPY_FOLDED_OFFCPU, &p, &rec);
 	check(ret == -1 && !svg[0], "speedscope offcpu: refused without context switches, nothing written");
 	opts.app_name = "nothing";
-	ret = flamegraph(svg, sizeof(svg), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	ret = write_stacks(svg, sizeof(svg), sleepy_flamegraph, &opts,
+			   SLEEPY_FOLDED_CPU, &p, &rec);
 	check(ret == 0 && !lines_with(svg, "<g class=\"f\"", "") &&
 	      strstr(svg, ">No samples in this recording<") &&
 	      !strcmp(svg + strlen(svg) - 7, "</svg>\n"),
