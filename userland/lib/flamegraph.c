@@ -296,7 +296,8 @@ int sleepy_flamegraph(FILE *out, const struct sleepy_report_options *opts,
 	lines = sleepy_folded_lines(opts, kind, profile, rec, &n);
 	if (!lines)
 		return -1;
-	qsort(lines, n, sizeof(*lines), cmp_stacks);
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_stacks);
 	layout(&frames, lines, n, &total);
 	height = TOP_PAD + (frames.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
 	put_header(out, offcpu ? "Off-CPU Flame Graph (ns off CPU)" : "CPU Flame Graph (samples)",

@@ -116,7 +116,8 @@ int sleepy_speedscope(FILE *out, const struct sleepy_report_options *opts,
 	lines = sleepy_folded_lines(opts, kind, profile, rec, &n);
 	if (!lines)
 		return -1;
-	qsort(lines, n, sizeof(*lines), cmp_stacks);
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_stacks);
 	rest = sleepy_xrealloc(NULL, n * sizeof(*rest));
 	for (i = 0; i < n; i++) {
 		rest[i] = frames_after_app(lines[i].stack);
@@ -128,7 +129,8 @@ int sleepy_speedscope(FILE *out, const struct sleepy_report_options *opts,
 		groups[ngroups - 1].end = i + 1;
 		groups[ngroups - 1].weight += lines[i].weight;
 	}
-	qsort(groups, ngroups, sizeof(*groups), cmp_groups);
+	if (ngroups)
+		qsort(groups, ngroups, sizeof(*groups), cmp_groups);
 
 	/* The profiles first, in memory: they name the frames. */
 	sleepy_table_init(&frames, sizeof(struct frame_slot));
