@@ -23,6 +23,7 @@
 static const char usage[] =
 "USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
+"                    [--sort KEY[,KEY]...]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
@@ -36,6 +37,10 @@ static const char usage[] =
 "from the executable mappings in the recording (PIE programs, shared\n"
 "libraries), and a report by function is added; -s names those of the\n"
 "program BINARY instead (a non-PIE ELF file).\n"
+"\n"
+"With --sort, one report instead: the samples grouped by the keys given,\n"
+"as perf report --sort groups them (app, pid, tid, dso, sym, ip; sym marks\n"
+"kernel-mode samples [k] and user-mode ones [.]).\n"
 "\n"
 "A recording made with --sched also gets: off-CPU time by application,\n"
 "reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
@@ -67,6 +72,8 @@ static const char usage[] =
 "    sleepy-parse sleepy.data\n"
 "    sleepy-parse --top 10 --app btree#1 -s ./btree sleepy.data\n"
 "    sleepy-parse --format json sleepy.data > report.json\n"
+"    sleepy-parse --sort dso,sym sleepy.data\n"
+"    sleepy-parse --sort app,tid --app worker sleepy.data\n"
 "    sleepy-parse --chain reader#1 --depth 3 sched.data\n"
 "    sleepy-parse --folded cpu -s ./btree sleepy.data | flamegraph.pl > cpu.svg\n"
 "    sleepy-parse --folded offcpu sched.data |\n"
@@ -80,6 +87,9 @@ static const char usage[] =
 "    -t, --top N          at most N rows per report (default: all)\n"
 "    -a, --app NAME[#I]   only application NAME (instance I)\n"
 "    -f, --format FMT     text (default), csv or json\n"
+"        --sort KEYS      one report by KEYS, comma-separated: app, pid,\n"
+"                         tid, dso, sym, ip (default: the reports by app\n"
+"                         and by app,ip); not with --chain or --irq-by-app\n"
 "    -s, --symbols BIN    function names for the program BIN (non-PIE ELF),\n"
 "                         matched to applications by file name\n"
 "        --symfs DIR      read the mapped files under DIR (a copy of the\n"
@@ -150,7 +160,7 @@ static int bad_option(const char *option, const char *value)
 
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
-	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE };
+	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -163,6 +173,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -215,6 +226,14 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					opts->stacks_option, optarg);
 				return SLEEPY_EXIT_USAGE;
 			}
+			break;
+		case OPT_SORT:
+			if (!sleepy_sort_parse(optarg, &opts->report, error,
+					       sizeof(error))) {
+				fprintf(stderr, "sleepy-parse: %s\n", error);
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->report_option = "--sort";
 			break;
 		case OPT_PPROF:
 			if (!*optarg) {
@@ -281,6 +300,11 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			output);
 		return SLEEPY_EXIT_USAGE;
 	}
+	if (opts->report.nsort && (opts->report.chain_name || opts->report.irq_by_app)) {
+		fprintf(stderr, "sleepy-parse: --sort prints one report: %s does not go with it\n",
+			opts->report.chain_name ? "--chain" : "--irq-by-app");
+		return SLEEPY_EXIT_USAGE;
+	}
 	if (output && opts->report_option) {
 		fprintf(stderr, "sleepy-parse: %s prints no reports: %s does not go with it\n",
 			output, opts->report_option);
@@ -298,7 +322,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
  * could be read) unless the file could not be opened at all (-1).
  */
 static int read_recording(const char *path, struct sleepy_recording *rec,
-			  struct sleepy_profile *profile)
+			  struct sleepy_profile *profile, bool by_tid)
 {
 	int ret = SLEEPY_EXIT_OK;
 
@@ -308,6 +332,7 @@ static int read_recording(const char *path, struct sleepy_recording *rec,
 		return -1;
 	}
 	sleepy_profile_init(profile);
+	profile->by_tid = by_tid;
 	if (sleepy_profile_read(profile, rec)) {
 		fprintf(stderr, "sleepy-parse: %s: %s; reporting the %" PRIu64
 			" samples before it\n", path, rec->error, profile->samples);
@@ -386,10 +411,10 @@ static int diff_main(int argc, char **argv)
 	}
 	opts.path_a = argv[optind];
 	opts.path_b = argv[optind + 1];
-	ret_a = read_recording(opts.path_a, &rec_a, &a);
+	ret_a = read_recording(opts.path_a, &rec_a, &a, false);
 	if (ret_a < 0)
 		return SLEEPY_EXIT_ERROR;
-	ret_b = read_recording(opts.path_b, &rec_b, &b);
+	ret_b = read_recording(opts.path_b, &rec_b, &b, false);
 	if (ret_b < 0) {
 		sleepy_profile_free(&a);
 		sleepy_recording_close(&rec_a);
@@ -419,7 +444,8 @@ int main(int argc, char **argv)
 	ret = parse_args(&opts, argc, argv);
 	if (ret >= 0)
 		goto out;
-	ret = read_recording(opts.report.path, &rec, &profile);
+	ret = read_recording(opts.report.path, &rec, &profile,
+			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID));
 	if (ret < 0) {
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;

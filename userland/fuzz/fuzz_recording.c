@@ -88,6 +88,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.app_name = "loop",
 		.app_instance = 1,
 	};
+	/* sleepy-parse --sort with every key */
+	struct sleepy_report_options sorted = {
+		.path = "fuzz.data",
+		.symbols = &loop_symbols,
+		.nsymbols = 1,
+		.sort = { SLEEPY_SORT_SYM, SLEEPY_SORT_DSO, SLEEPY_SORT_APP,
+			  SLEEPY_SORT_PID, SLEEPY_SORT_TID, SLEEPY_SORT_IP },
+		.nsort = SLEEPY_SORT_KEYS,
+	};
 	static FILE *sink;
 	struct sleepy_profile profile;
 	struct sleepy_dsos dsos;
@@ -115,6 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sleepy_report(sink, &everything, &profile, &rec);
 		sleepy_report(sink, &filtered, &profile, &rec);
 	}
+	/* sleepy-parse --sort sym,dso,app,pid,tid,ip -s loop FILE */
+	sorted.format = formats[size % ARRAY_SIZE(formats)];
+	sleepy_report(sink, &sorted, &profile, &rec);
 	/* sleepy-parse --folded cpu|offcpu, with either set of options */
 	for (i = SLEEPY_FOLDED_CPU; i <= SLEEPY_FOLDED_OFFCPU; i++) {
 		sleepy_folded(sink, &everything, i, &profile, &rec);

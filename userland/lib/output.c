@@ -44,7 +44,6 @@ void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 		fprintf(out, "%s\n", text_summary);
 		break;
 	case SLEEPY_FORMAT_CSV:
-		fprintf(out, "report,app,pid,ip,mode,function,samples,percent,dso\n");
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(out, "{%s", json_summary);
@@ -87,6 +86,9 @@ void sleepy_output_report(struct sleepy_output *o, const char *key,
 			"FUNCTION");
 		break;
 	case SLEEPY_FORMAT_CSV:
+		/* The sample reports share one header, before the first. */
+		if (o->reports == 1)
+			fprintf(o->out, "report,app,pid,ip,mode,function,samples,percent,dso\n");
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(o->out, ",\n  \"%s\": [", key);

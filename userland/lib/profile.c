@@ -267,31 +267,32 @@ static int ip_match(const void *slot, const void *arg)
 	const struct sleepy_ip_count *a = slot, *b = arg;
 
 	return a->appid == b->appid && a->ip == b->ip &&
-	       a->in_kernel == b->in_kernel;
+	       a->in_kernel == b->in_kernel && a->tid == b->tid;
 }
 
 /*
  * Fills @key with the IP count @sample adds to (all but the samples);
  * returns the count's key in its application's table.
  */
-static uint64_t ip_count_of(const struct sleepy_sample *sample,
+static uint64_t ip_count_of(const struct sleepy_sample *sample, bool by_tid,
 			    struct sleepy_ip_count *key)
 {
 	*key = (struct sleepy_ip_count) {
 		.appid = sample->appid,
 		.in_kernel = !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL),
+		.tid = by_tid ? sample->tid & 0x7fffffff : 0,
 	};
 	/* A kernel-mode sample is charged to the kernel IP when known. */
 	key->ip = key->in_kernel && sample->kernel_ip ? sample->kernel_ip :
 							sample->user_ip;
-	return key->ip * 2 + key->in_kernel;
+	return (key->ip * 2 + key->in_kernel) ^ key->tid * 0x9e3779b97f4a7c15ULL;
 }
 
 static void add_sample(struct sleepy_profile *profile,
 		       const struct sleepy_sample *sample)
 {
 	struct sleepy_ip_count key, *count;
-	uint64_t table_key = ip_count_of(sample, &key);
+	uint64_t table_key = ip_count_of(sample, profile->by_tid, &key);
 	struct sleepy_app *app;
 
 	if (!profile->samples || sample->time_ns < profile->first_ns)
@@ -485,7 +486,8 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 		return NULL;
 	return entry_key(&app->ips,
 			 first_index(&app->ips,
-				     stored_key(ip_count_of(sample, &key))));
+				     stored_key(ip_count_of(sample, profile->by_tid,
+							    &key))));
 }
 
 /*

@@ -65,10 +65,14 @@ struct sleepy_app {
 	struct sleepy_table ips;
 };
 
-/* Samples of one application at one instruction pointer. */
+/*
+ * Samples of one application (and, if the profile counts by thread, one
+ * thread of it) at one instruction pointer.
+ */
 struct sleepy_ip_count {
 	uint32_t appid;
-	uint32_t in_kernel;	/* ip is a kernel address (or unknown) */
+	uint32_t in_kernel : 1;	/* ip is a kernel address (or unknown) */
+	uint32_t tid : 31;	/* 0 unless sleepy_profile.by_tid */
 	uint64_t ip;
 	uint64_t samples;
 };
@@ -97,6 +101,8 @@ struct sleepy_irqs;
 
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
+	/* Set before reading: IP counts per thread too (--sort tid). */
+	bool by_tid;
 	/* Switch and wakeup records (sched.h), NULL if the recording has none. */
 	struct sleepy_sched *sched;
 	/* Interrupt histograms (irq.h), NULL if the recording has none. */

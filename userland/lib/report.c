@@ -254,6 +254,13 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	sleepy_output_begin(&out, stream, opts->format, text, json);
 	if (!total)
 		total = 1;
+	if (opts->nsort) {
+		sleepy_sort_report(&out, opts, profile, ips, nips, total);
+		sleepy_output_end(&out);
+		free(apps);
+		free(ips);
+		return;
+	}
 
 	sleepy_output_report(&out, "by_app", "By application", SLEEPY_COLUMNS_APP);
 	for (i = 0, shown = 0; i < napps; i++) {

@@ -17,6 +17,17 @@
 #include "recording.h"
 #include "symbols.h"
 
+/* --sort keys, as perf report names them. */
+enum sleepy_sort_key {
+	SLEEPY_SORT_APP,	/* name#instance */
+	SLEEPY_SORT_PID,
+	SLEEPY_SORT_TID,	/* needs sleepy_profile.by_tid */
+	SLEEPY_SORT_DSO,	/* file, [kernel.kallsyms] or [module] */
+	SLEEPY_SORT_SYM,	/* [.] user or [k] kernel function, else IP */
+	SLEEPY_SORT_IP,
+	SLEEPY_SORT_KEYS
+};
+
 struct sleepy_report_options {
 	const char *path;	/* named in the text summary */
 	uint64_t top;		/* rows per report, 0 = all */
@@ -37,6 +48,9 @@ struct sleepy_report_options {
 	uint32_t chain_instance;
 	unsigned int chain_depth;	/* 1..SLEEPY_CHAIN_MAX_DEPTH */
 	bool irq_by_app;		/* --irq-by-app */
+	/* --sort: one report by these keys instead of all; nsort 0: none. */
+	enum sleepy_sort_key sort[SLEEPY_SORT_KEYS];
+	unsigned int nsort;
 };
 
 #define SLEEPY_CHAIN_MAX_DEPTH	16
@@ -61,7 +75,25 @@ const char *sleepy_report_function(const struct sleepy_report_options *opts,
 const char *sleepy_report_kernel_function(struct sleepy_profile *profile,
 					  uint64_t ip, const char **dso);
 
-/* Writes every report of @profile, read from @rec, to @out. */
+/*
+ * Parses --sort's comma-separated keys into @opts; false with a message
+ * in @error (unknown or repeated key, empty).
+ */
+bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
+		       char *error, size_t size);
+bool sleepy_sort_has(const struct sleepy_report_options *opts,
+		     enum sleepy_sort_key key);
+/* The --sort report of @ips (sleepy_profile_ips()), @total samples shown. */
+void sleepy_sort_report(struct sleepy_output *out,
+			const struct sleepy_report_options *opts,
+			struct sleepy_profile *profile,
+			struct sleepy_ip_count **ips, size_t nips,
+			uint64_t total);
+
+/*
+ * Writes every report of @profile, read from @rec, to @out; with --sort,
+ * the summary and that one report.
+ */
 void sleepy_report(FILE *out, const struct sleepy_report_options *opts,
 		   struct sleepy_profile *profile,
 		   const struct sleepy_recording *rec);

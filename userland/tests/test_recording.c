@@ -40,7 +40,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 83
+#define PLANNED_TESTS 86
 
 static int failures, tests;
 
@@ -1398,6 +1398,100 @@ static void test_flamegraph(void)
 	free(b.data);
 }
 
+/* The CSV report of @b read with --sort @keys (and -s loop). */
+static char *sorted_csv(struct builder *b, const char *keys)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x401000, .size = 0x40, .name = "main" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "loop", .syms = syms, .count = 1,
+	};
+	struct sleepy_report_options opts = {
+		.path = "t", .format = SLEEPY_FORMAT_CSV,
+		.symbols = &symbols, .nsymbols = 1, .chain_depth = 1,
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	char error[128], *text = NULL;
+	size_t size;
+	FILE *f;
+
+	if (!sleepy_sort_parse(keys, &opts, error, sizeof(error)))
+		return strdup(error);
+	sleepy_profile_init(&p);
+	p.by_tid = sleepy_sort_has(&opts, SLEEPY_SORT_TID);
+	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
+		sleepy_profile_read(&p, &rec);
+	f = open_memstream(&text, &size);
+	sleepy_report(f, &opts, &p, &rec);
+	fclose(f);
+	sleepy_profile_free(&p);
+	return text;
+}
+
+/*
+ * --sort: samples grouped by the keys in their order, by thread with tid,
+ * perf's [.] and [k] marks on symbols; bad key lists refused.
+ */
+static void test_sort(void)
+{
+	static const struct { uint32_t appid, tid; uint64_t ip; uint32_t flags; int n; } s[] = {
+		{ 1, 101, 0x401000, 0, 3 }, { 1, 105, 0x401004, 0, 2 },
+		{ 2, 102, 0x401000, 0, 1 },
+		{ 1, 101, 0x401000, SLEEPY_SAMPLE_IN_KERNEL, 1 },
+		{ 1, 101, 0x500000, 0, 1 },
+	};
+	struct sleepy_report_options opts = {};
+	struct builder b = {};
+	char error[128], *out;
+	size_t i;
+	int j;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "loop", 1);
+	put_app(&b, 2, "loop", 2);
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		for (j = 0; j < s[i].n; j++) {
+			struct sleepy_sample r = {
+				.header = { SLEEPY_REC_SAMPLE, sizeof(r), 0 },
+				.time_ns = 2000 + b.size, .user_ip = s[i].ip,
+				.tid = s[i].tid, .appid = s[i].appid,
+				.flags = s[i].flags,
+			};
+
+			put(&b, &r, sizeof(r));
+		}
+	}
+	put_trailer(&b, 8, 0);
+	out = sorted_csv(&b, "sym");
+	check_output(out != NULL, out,
+		     "report,samples,percent,sym\n"
+		     "sorted,6,75.0000,[.] main\n"
+		     "sorted,1,12.5000,[.] 0x500000\n"
+		     "sorted,1,12.5000,[k] 0x401000\n",
+		     "--sort sym: by function across applications, [.] user, [k] kernel mode");
+	free(out);
+	out = sorted_csv(&b, "app,tid");
+	check_output(out != NULL, out,
+		     "report,samples,percent,app,tid\n"
+		     "sorted,5,62.5000,loop#1,101\n"
+		     "sorted,2,25.0000,loop#1,105\n"
+		     "sorted,1,12.5000,loop#2,102\n",
+		     "--sort app,tid: by thread of each application instance");
+	free(out);
+	check(!sleepy_sort_parse("app,bogus", &opts, error, sizeof(error)) &&
+	      strstr(error, "'bogus'") &&
+	      !sleepy_sort_parse("app,", &opts, error, sizeof(error)) &&
+	      !sleepy_sort_parse("", &opts, error, sizeof(error)) &&
+	      !sleepy_sort_parse("sym,sym", &opts, error, sizeof(error)) &&
+	      sleepy_sort_parse("ip,dso,pid,app,tid,sym", &opts, error, sizeof(error)) &&
+	      opts.nsort == 6 && opts.sort[0] == SLEEPY_SORT_IP &&
+	      opts.sort[5] == SLEEPY_SORT_SYM,
+	      "--sort: unknown, repeated, empty or trailing keys refused; all six in any order");
+	free(b.data);
+}
+
 typedef Perftools__Profiles__Profile Pprof;
 
 /* @path, gunzipped and unpacked; NULL if it is no gzip'd profile. */
@@ -1630,5 +1724,6 @@ int main(int argc, char **argv)
 	test_bad_mmap();
 	test_pprof();
 	test_flamegraph();
+	test_sort();
 	return failures ? 1 : 0;
 }
