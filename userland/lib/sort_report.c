@@ -25,6 +25,7 @@ static const struct {
 	[SLEEPY_SORT_DSO] = { "dso", { "dso", "DSO", -20, false } },
 	[SLEEPY_SORT_SYM] = { "sym", { "sym", "SYMBOL", -32, false } },
 	[SLEEPY_SORT_IP] = { "ip", { "ip", "IP", -18, false } },
+	[SLEEPY_SORT_SRCLINE] = { "srcline", { "srcline", "SOURCE:LINE", -24, false } },
 };
 
 struct sorted_row {
@@ -47,7 +48,7 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			    !strncmp(p, keys[k].name, len))
 				break;
 		if (k == SLEEPY_SORT_KEYS) {
-			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip)",
+			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip, srcline)",
 				 (int)len, p);
 			return false;
 		}
@@ -63,7 +64,7 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			break;
 	}
 	if (!opts->nsort || p[-1] == ',') {
-		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip)",
+		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip, srcline)",
 			 arg);
 		return false;
 	}
@@ -89,6 +90,7 @@ static void key_value(char *cell, enum sleepy_sort_key key,
 		      const struct sleepy_ip_count *count)
 {
 	const char *function = NULL, *dso = NULL;
+	const struct sleepy_mapping *map;
 
 	if (key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM)
 		function = count->in_kernel ?
@@ -116,6 +118,13 @@ static void key_value(char *cell, enum sleepy_sort_key key,
 		else
 			snprintf(cell, CELL, "%s 0x%" PRIx64,
 				 count->in_kernel ? "[k]" : "[.]", count->ip);
+		break;
+	case SLEEPY_SORT_SRCLINE:
+		if (!count->in_kernel && opts->dsos &&
+		    (map = sleepy_profile_mapping(profile, app, count->ip)) &&
+		    sleepy_dsos_srcline(opts->dsos, map, count->ip, cell, CELL))
+			break;
+		snprintf(cell, CELL, "%s", count->in_kernel ? "[kernel]" : "[unknown]");
 		break;
 	default:
 		snprintf(cell, CELL, "0x%" PRIx64, count->ip);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Function symbol tables read with libelf. */
+/*
+ * Function symbol tables read with libelf; source lines from the DWARF
+ * line tables with libdw, opened only when a line is first asked for.
+ */
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -30,6 +34,11 @@ struct sleepy_dso {
 	size_t nloads;
 	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
 	uint32_t build_id_size;
+	/* Its DWARF, kept open once looked for (NULL: none). */
+	bool dwarf_tried;
+	int dwarf_fd;
+	Elf *dwarf_elf;
+	Dwarf *dwarf;
 };
 
 static int cmp_syms(const void *a, const void *b)
@@ -212,6 +221,11 @@ void sleepy_dsos_free(struct sleepy_dsos *dsos)
 
 		if (!dso)
 			continue;
+		if (dso->dwarf) {
+			dwarf_end(dso->dwarf);
+			elf_end(dso->dwarf_elf);
+			close(dso->dwarf_fd);
+		}
 		free(dso->path);
 		free(dso->name);
 		free(dso->loads);
@@ -340,17 +354,19 @@ static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
 	return dso;
 }
 
-const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
-					     const struct sleepy_mapping *map,
-					     uint64_t ip, const char **dso_name)
+/*
+ * The address in @map's file's own layout of @ip, in *@vaddr: false if the
+ * file cannot be used or does not hold @ip.
+ */
+static bool file_vaddr(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+		       const struct sleepy_mapping *map, uint64_t ip,
+		       uint64_t *vaddr)
 {
-	struct sleepy_dso *dso = dso_of(dsos, map);
 	uint64_t offset = ip - map->start + map->pgoff;
-	const struct sleepy_symbol *sym;
 	size_t i;
 
 	if (!dso->usable)
-		return NULL;
+		return false;
 	if (map->build_id_size && dso->build_id_size &&
 	    (map->build_id_size != dso->build_id_size ||
 	     memcmp(map->build_id, dso->build_id, dso->build_id_size))) {
@@ -359,18 +375,78 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 				"sleepy-parse: %s: build-id differs from the recording's; not used for symbols\n",
 				dso->path);
 		dso->build_id_warned = true;
-		return NULL;
+		return false;
 	}
 	for (i = 0; i < dso->nloads; i++) {
 		const struct sleepy_load *load = &dso->loads[i];
 
-		if (offset - load->offset >= load->filesz)
-			continue;
-		sym = sleepy_symbols_find(&dso->symbols,
-					  offset - load->offset + load->vaddr);
-		if (sym)
-			*dso_name = dso->name;
-		return sym;
+		if (offset - load->offset < load->filesz) {
+			*vaddr = offset - load->offset + load->vaddr;
+			return true;
+		}
 	}
-	return NULL;
+	return false;
+}
+
+const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
+					     const struct sleepy_mapping *map,
+					     uint64_t ip, const char **dso_name)
+{
+	struct sleepy_dso *dso = dso_of(dsos, map);
+	const struct sleepy_symbol *sym;
+	uint64_t vaddr;
+
+	if (!file_vaddr(dsos, dso, map, ip, &vaddr))
+		return NULL;
+	sym = sleepy_symbols_find(&dso->symbols, vaddr);
+	if (sym)
+		*dso_name = dso->name;
+	return sym;
+}
+
+/* @dso's DWARF, opened on first use; NULL if it has none. */
+static Dwarf *dwarf_of(struct sleepy_dso *dso)
+{
+	char error[PATH_MAX + 64];
+	GElf_Ehdr ehdr;
+
+	if (dso->dwarf_tried)
+		return dso->dwarf;
+	dso->dwarf_tried = true;
+	dso->dwarf_elf = open_elf(dso->path, &dso->dwarf_fd, &ehdr, error,
+				  sizeof(error));
+	if (!dso->dwarf_elf)
+		return NULL;
+	dso->dwarf = dwarf_begin_elf(dso->dwarf_elf, DWARF_C_READ, NULL);
+	if (!dso->dwarf) {
+		elf_end(dso->dwarf_elf);
+		close(dso->dwarf_fd);
+	}
+	return dso->dwarf;
+}
+
+bool sleepy_dsos_srcline(struct sleepy_dsos *dsos,
+			 const struct sleepy_mapping *map, uint64_t ip,
+			 char *buf, size_t size)
+{
+	struct sleepy_dso *dso = dso_of(dsos, map);
+	const char *file, *base;
+	Dwarf_Die cu;
+	Dwarf_Line *line;
+	uint64_t vaddr;
+	Dwarf *dwarf;
+	int lineno;
+
+	if (!file_vaddr(dsos, dso, map, ip, &vaddr))
+		return false;
+	dwarf = dwarf_of(dso);
+	if (!dwarf || !dwarf_addrdie(dwarf, vaddr, &cu))
+		return false;
+	line = dwarf_getsrc_die(&cu, vaddr);
+	if (!line || dwarf_lineno(line, &lineno) ||
+	    !(file = dwarf_linesrc(line, NULL, NULL)))
+		return false;
+	base = strrchr(file, '/');
+	snprintf(buf, size, "%s:%d", base ? base + 1 : file, lineno);
+	return true;
 }

@@ -63,4 +63,13 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 					     const struct sleepy_mapping *map,
 					     uint64_t ip, const char **dso_name);
 
+/*
+ * "file.c:LINE" of @ip in @map into @buf, from the DWARF line table of its
+ * file (the file's base name, as perf's srcline shows it); false if the
+ * file has no line table or none covers @ip.
+ */
+bool sleepy_dsos_srcline(struct sleepy_dsos *dsos,
+			 const struct sleepy_mapping *map, uint64_t ip,
+			 char *buf, size_t size);
+
 #endif

@@ -40,7 +40,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 86
+#define PLANNED_TESTS 87
 
 static int failures, tests;
 
@@ -797,6 +797,7 @@ static void test_emd(void)
 }
 
 /* A function of this program for the mapping tests: out of line, named. */
+static const int mapped_function_line = __LINE__ + 1;
 __attribute__((noinline)) int mapped_function(int x)
 {
 	return x * 3 + 1;
@@ -1582,7 +1583,30 @@ static int64_t pprof_samples(const Pprof *p, const char *function,
 	return total;
 }
 
-#define PPROF_TESTS 6
+#define PPROF_TESTS 7
+
+/*
+ * --sort srcline: this program's DWARF (built with -g) puts @f, inside
+ * mapped_function(), on one of its lines.
+ */
+static void srcline_test(struct sleepy_profile *p, struct sleepy_dsos *dsos,
+			 uint64_t f)
+{
+	const struct sleepy_mapping *map;
+	char line[64] = "", want[64];
+	int n = 0;
+
+	map = sleepy_profile_mapping(p, sleepy_profile_app(p, 1), f);
+	if (map && sleepy_dsos_srcline(dsos, map, f, line, sizeof(line)))
+		sscanf(line, "test_recording.c:%d", &n);
+	snprintf(want, sizeof(want), "test_recording.c:%d..%d",
+		 mapped_function_line, mapped_function_line + 3);
+	check(n >= mapped_function_line && n <= mapped_function_line + 3 &&
+	      !sleepy_dsos_srcline(dsos, map, map ? map->start + map->len + 0x1000 : 0,
+				   line + 32, 32),
+	      "srcline: mapped_function's IP at %s (%s) from DWARF; none outside the file",
+	      line, want);
+}
 
 /*
  * --pprof: a recording with this PIE's and libc's mappings (one with a
@@ -1696,6 +1720,7 @@ static void test_pprof(void)
 	unlink(path);
 	check(sleepy_pprof_write("/nonexistent/dir/p.pb.gz", &opts, &prof, &rec) == -1,
 	      "pprof: an unwritable file is an error");
+	srcline_test(&prof, &dsos, f);
 	sleepy_dsos_free(&dsos);
 	fclose(w);
 	sleepy_profile_free(&prof);
