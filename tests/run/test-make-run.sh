@@ -10,13 +10,13 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..15"
+echo "1..16"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
 	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
 }
-gcc -O1 -fPIC -shared -o "$dir/libhot.so" "$top/tests/run/libhot.c" &&
+gcc -O1 -g -fPIC -shared -o "$dir/libhot.so" "$top/tests/run/libhot.c" &&
 gcc -O1 -fPIE -pie -o "$dir/hot" "$top/tests/run/hot.c" -L"$dir" -lhot \
 	-Wl,-rpath,"$dir" || { echo "Bail out! cannot build the test program"; exit 1; }
 
@@ -34,6 +34,17 @@ check "the report has the program's samples (hot#1)" \
 # Named from the recording's mappings alone, no -s: the PIE's library.
 check "its hot loop is named in its library: hot_loop (libhot.so)" \
 	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1 .*hot_loop \(libhot\.so\)" "$dir/ok.log"
+
+# The recording read on the host, where the library is at the same path:
+# hot_loop's samples on its lines (libhot.c:3-10), most on its loop's
+# (7-8), from the library's DWARF.
+"$top/build/userland/sleepy-parse" --sort sym,srcline --app 'hot#1' "$top/out/sleepy.data" \
+	> "$dir/srcline.txt" 2> "$dir/srcline.err"
+sed 's/^/# /' "$dir/srcline.txt" | head -n 8
+lines=$(awk '$4 == "hot_loop" { print $5 }' "$dir/srcline.txt" | tr '\n' ' ')
+check "--sort sym,srcline on the host: hot_loop at ${lines:-no line}(heaviest libhot.c:7 or 8)" \
+	eval 'case "$lines" in libhot.c:[78]" "*) true ;; *) false ;; esac &&
+	      ! tr " " "\n" <<< "$lines" | grep -qvE "^(libhot\.c:([3-9]|10))?$"'
 
 # The pprof profile in go tool pprof (Debian's golang-go), a reader we did
 # not write: hot#1's samples as many as in the report, hot_loop on top.
