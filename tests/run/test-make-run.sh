@@ -10,7 +10,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..16"
+echo "1..17"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -64,6 +64,11 @@ check "pprof: hot#1 has ${pprof_samples:-no} samples, the report ${report_sample
 	[ -n "$report_samples" -a "$pprof_samples" = "$report_samples" ]
 check "pprof: hot#1's top function is hot_loop (${top_function:-nothing})" \
 	[ "$top_function" = hot_loop ]
+go tool pprof -top -lines -sample_index=samples -tagfocus='app=hot#1' "$dir/profile.pb.gz" \
+	> "$dir/pprof-lines.txt" 2>&1
+top_line=$(awk 'seen { print $(NF - 1), $NF; exit } $1 == "flat" { seen = 1 }' "$dir/pprof-lines.txt")
+check "pprof -lines: hot#1's top line is in hot_loop's loop (${top_line:-nothing})" \
+	eval 'case "$top_line" in "hot_loop libhot.c:"[78]) true ;; *) false ;; esac'
 
 # The flame graph: well-formed XML, hot_loop over half of hot#1's width.
 cp "$top/out/flamegraph.svg" "$dir/flamegraph.svg" 2>/dev/null

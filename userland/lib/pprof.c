@@ -16,6 +16,7 @@
 
 #include "pprof.h"
 #include "pprof.pb-c.h"
+#include "symbols.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
@@ -155,18 +156,23 @@ static struct id_slot *id_of(struct sleepy_table *table, uint64_t a,
 
 /* The mapping of a user IP's file mapping @map. */
 static uint64_t user_mapping_id(struct builder *b,
-				const struct sleepy_mapping *map)
+				const struct sleepy_mapping *map, bool has_lines)
 {
 	struct id_slot *slot = id_of(&b->mapping_ids, (uintptr_t)map, 0, 0);
 	char build_id[2 * SLEEPY_BUILD_ID_MAX + 1];
 	Mapping *m;
 	uint32_t i;
 
-	if (slot->id)
+	if (slot->id) {
+		m = vec_at(&b->mappings, slot->id - 1);
+		m->has_filenames |= has_lines;
+		m->has_line_numbers |= has_lines;
 		return slot->id;
+	}
 	m = vec_push(&b->mappings);
 	perftools__profiles__mapping__init(m);
 	m->id = slot->id = b->mappings.count;
+	m->has_filenames = m->has_line_numbers = has_lines;
 	m->memory_start = map->start;
 	m->memory_limit = map->start + map->len;
 	m->file_offset = map->pgoff;
@@ -204,9 +210,12 @@ static uint64_t kernel_mapping_id(struct builder *b, uint64_t ip)
 	return b->kernel_mapping;
 }
 
-/* The function @name in file @dso (NULL: none), 0 for no name. */
+/*
+ * The function @name in file @dso (NULL: none), from source file @source
+ * (NULL: unknown, the first one given stays); 0 for no name.
+ */
 static uint64_t function_id(struct builder *b, const char *name,
-			    const char *dso)
+			    const char *dso, const char *source)
 {
 	int64_t name_id, dso_id;
 	struct id_slot *slot;
@@ -217,17 +226,23 @@ static uint64_t function_id(struct builder *b, const char *name,
 	name_id = string_id(b, name);
 	dso_id = dso ? string_id(b, dso) : 0;
 	slot = id_of(&b->function_ids, name_id, dso_id, 0);
-	if (slot->id)
+	if (slot->id) {
+		f = vec_at(&b->functions, slot->id - 1);
+		if (source && !f->filename)
+			f->filename = string_id(b, source);
 		return slot->id;
+	}
 	f = vec_push(&b->functions);
 	perftools__profiles__function__init(f);
 	f->id = slot->id = b->functions.count;
 	f->name = f->system_name = name_id;
+	if (source)
+		f->filename = string_id(b, source);
 	return f->id;
 }
 
 static uint64_t location_id(struct builder *b, uint64_t mapping,
-			    uint64_t address, uint64_t function)
+			    uint64_t address, uint64_t function, int64_t line)
 {
 	struct id_slot *slot = id_of(&b->location_ids, mapping, address, function);
 	struct location_entry *e;
@@ -241,7 +256,27 @@ static uint64_t location_id(struct builder *b, uint64_t mapping,
 	e->location.mapping_id = mapping;
 	e->location.address = address;
 	e->line.function_id = function;
+	e->line.line = line;
 	return e->location.id;
+}
+
+/*
+ * The source line of @ip in @map, its file's name in @file; 0 if the
+ * mapped file has no line for it.
+ */
+static int64_t source_line(struct builder *b, const struct sleepy_mapping *map,
+			   uint64_t ip, char *file, size_t size)
+{
+	char *colon;
+
+	if (!b->opts->dsos ||
+	    !sleepy_dsos_srcline(b->opts->dsos, map, ip, file, size))
+		return 0;
+	colon = strrchr(file, ':');
+	if (!colon)
+		return 0;
+	*colon = '\0';
+	return strtoll(colon + 1, NULL, 10);
 }
 
 /* The location of one aggregated IP of @app. */
@@ -250,13 +285,20 @@ static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
 {
 	const struct sleepy_mapping *map;
 	const char *name, *dso;
+	char file[256];
+	int64_t line;
 
 	if (!count->in_kernel) {
 		name = sleepy_report_function(b->opts, b->profile, app,
 					      count->ip, &dso);
 		map = sleepy_profile_mapping(b->profile, app, count->ip);
-		return location_id(b, map ? user_mapping_id(b, map) : 0,
-				   count->ip, function_id(b, name, dso));
+		if (!map)
+			return location_id(b, 0, count->ip,
+					   function_id(b, name, dso, NULL), 0);
+		line = source_line(b, map, count->ip, file, sizeof(file));
+		return location_id(b, user_mapping_id(b, map, line), count->ip,
+				   function_id(b, name, dso, line ? file : NULL),
+				   line);
 	}
 	/*
 	 * Recorded without -k, the IP is where the task entered the kernel:
@@ -264,9 +306,9 @@ static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
 	 */
 	name = sleepy_report_kernel_function(b->profile, count->ip, &dso);
 	if (!name && !(count->ip >> 63))
-		return location_id(b, 0, 0, function_id(b, "[kernel]", NULL));
+		return location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0);
 	return location_id(b, kernel_mapping_id(b, count->ip), count->ip,
-			   function_id(b, name, dso));
+			   function_id(b, name, dso, NULL), 0);
 }
 
 static void add_sample(struct builder *b, const struct sleepy_app *app,

@@ -6,9 +6,10 @@
  * application instance and IP: values samples/count and, when the
  * recording has a frequency, cpu/nanoseconds (samples x period); labels
  * app ("name#instance") and pid.  Locations carry the function names
- * sleepy-parse found (kernel ones from the recording's symbols); user
- * locations point at their file mapping, with its build-id, so a pprof
- * reader can also symbolise what sleepy-parse could not.
+ * sleepy-parse found (kernel ones from the recording's symbols) and, where
+ * the mapped file has DWARF, their source line and file; user locations
+ * point at their file mapping, with its build-id, so a pprof reader can
+ * also symbolise what sleepy-parse could not.
  */
 #ifndef SLEEPY_PPROF_H
 #define SLEEPY_PPROF_H

@@ -12,7 +12,7 @@
 
 #include "report.h"
 
-#define CELL		64
+#define CELL		256
 #define SEPARATOR	'\x1f'	/* between a row key's values; never in a name */
 
 static const struct {

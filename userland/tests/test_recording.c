@@ -40,7 +40,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 87
+#define PLANNED_TESTS 88
 
 static int failures, tests;
 
@@ -1583,7 +1583,7 @@ static int64_t pprof_samples(const Pprof *p, const char *function,
 	return total;
 }
 
-#define PPROF_TESTS 7
+#define PPROF_TESTS 8
 
 /*
  * --sort srcline: this program's DWARF (built with -g) puts @f, inside
@@ -1628,6 +1628,7 @@ static void test_pprof(void)
 	struct sleepy_dsos dsos;
 	struct builder b = {};
 	struct sleepy_text *t;
+	bool line_ok;
 	size_t i, len;
 	Pprof *p;
 	FILE *w;
@@ -1707,6 +1708,22 @@ static void test_pprof(void)
 	      kernel_map && kernel_map->memory_start == 0xffffffff81000120 &&
 	      kernel_map->memory_limit == 0xffffffff81000131,
 	      "pprof: file mappings with range, offset and build-id, locations in them; the kernel's last, over its addresses");
+	line_ok = false;
+	for (i = 0; p && i < p->n_location; i++) {
+		const Perftools__Profiles__Location *loc = p->location[i];
+		size_t j;
+
+		if (loc->address != f || loc->n_line != 1)
+			continue;
+		for (j = 0; j < p->n_function; j++)
+			if (p->function[j]->id == loc->line[0]->function_id)
+				line_ok = loc->line[0]->line >= mapped_function_line &&
+					  loc->line[0]->line <= mapped_function_line + 3 &&
+					  !strcmp(pprof_string(p, p->function[j]->filename),
+						  "test_recording.c") &&
+					  exe_map && exe_map->has_line_numbers;
+	}
+	check(line_ok, "pprof: mapped_function's location on its source line, its file named (DWARF)");
 	if (p)
 		perftools__profiles__profile__free_unpacked(p, NULL);
 
