@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-// flamegraph-browser.js SVG APP FUNCTION: opens a flame graph written by
-// sleepy-parse --flamegraph in headless Chromium (Playwright) and uses it
-// as a person would: clicks APP's frame, clicks Reset Zoom, searches for
-// FUNCTION.  Prints what it saw as KEY=VALUE lines; exits non-zero if the
+// flamegraph-browser.js SVG APP FUNCTION [PNG]: opens a flame graph
+// written by sleepy-parse --flamegraph in headless Chromium (Playwright)
+// and uses it as a person would: clicks APP's frame, clicks Reset Zoom,
+// searches for FUNCTION; PNG gets a screenshot of the result.  Prints what it saw as KEY=VALUE lines; exits non-zero if the
 // page could not be driven.
 'use strict';
 const { chromium } = require('playwright-core');
 
-async function main([svg, app, fn]) {
+async function main([svg, app, fn, png]) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ['--no-sandbox'],
@@ -34,6 +34,7 @@ async function main([svg, app, fn]) {
   out.highlighted = await page.evaluate(() =>
     Array.from(document.querySelectorAll('g.f rect')).filter((r) => r.getAttribute('fill') === 'rgb(230,0,230)').length);
   out.errors = errors.length;
+  if (png) await page.screenshot({ path: png });
   await browser.close();
   for (const [k, v] of Object.entries(out)) console.log(`${k}=${v}`);
 }

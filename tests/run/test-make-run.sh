@@ -87,6 +87,7 @@ check "flame graph: hot_loop ${hot_width:-missing} of hot#1's ${app_width:-missi
 # full width, Reset Zoom undoes it, Search highlights hot_loop.
 NODE_PATH="$top/build/npm/node_modules" timeout 120 \
 	node "$top/tests/run/flamegraph-browser.js" "$dir/flamegraph.svg" 'hot#1' hot_loop \
+	"$top/out/test/make-run-flamegraph.png" \
 	> "$dir/browser.txt" 2> "$dir/browser.err"
 status=$?
 sed 's/^/# browser: /' "$dir/browser.txt" "$dir/browser.err"
