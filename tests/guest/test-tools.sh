@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 41
+plan 43
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -155,3 +155,24 @@ entry=$(kframes | awk '$1 ~ /sys|syscall|entry/ { n += $2 } END { print n + 0 }'
 csv_named=$(sleepy-parse --format csv /tmp/k.data | grep -c '^by_function,syscall#[0-9]*,.*\[kernel.kallsyms\]')
 check "-k: the syscall entry path among them ($entry samples), [kernel.kallsyms] in the function report ($csv_named rows)" \
 	[ "$entry" -gt 0 -a "$csv_named" -gt 0 ]
+
+# Short-lived processes and reused pids, named from the recording alone
+# (no -s): with pid_max 400 (pids 300-399 after the first wrap), 400 runs
+# of loop, each a few ms,
+# reuse pids; every user-mode sample of every loop#N is named, most in main.
+old_pid_max=$(cat /proc/sys/kernel/pid_max)
+echo 400 > /proc/sys/kernel/pid_max
+sleepy-record -F 10000 -o /tmp/reuse.data -- sh -c \
+	'i=0; while [ $i -lt 400 ]; do /sleepy/bench/loop 300000 > /dev/null; i=$((i + 1)); done'
+echo "$old_pid_max" > /proc/sys/kernel/pid_max
+sleepy-parse --format csv /tmp/reuse.data > /tmp/reuse.csv
+instances=$(awk -F, '$1 == "by_app" && $2 ~ /^loop#/' /tmp/reuse.csv | wc -l)
+pids=$(awk -F, '$1 == "by_app" && $2 ~ /^loop#/ { print $3 }' /tmp/reuse.csv | sort -u | wc -l)
+check "pid reuse: $instances loop instances with samples on $pids distinct pids" \
+	[ "$instances" -gt 100 -a "$pids" -lt "$instances" ]
+awk -F, '$1 == "by_app_ip" && $2 ~ /^loop#/ && $5 == "user" {
+	all += $7; if ($6 == "") unnamed += $7; if ($6 == "main") main += $7 }
+	END { print all + 0, unnamed + 0, main + 0 }' /tmp/reuse.csv > /tmp/reuse.sum
+read -r user unnamed in_main < /tmp/reuse.sum
+check "short-lived, reused pids: $unnamed of $user user-mode loop samples unnamed, $in_main in main" \
+	[ "$user" -gt 0 -a "$unnamed" = 0 -a $((in_main * 2)) -gt "$user" ]
