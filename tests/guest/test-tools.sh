@@ -158,8 +158,8 @@ check "-k: the syscall entry path among them ($entry samples), [kernel.kallsyms]
 
 # Short-lived processes and reused pids, named from the recording alone
 # (no -s): with pid_max 400 (pids 300-399 after the first wrap), 400 runs
-# of loop, each a few ms,
-# reuse pids; every user-mode sample of every loop#N is named, most in main.
+# of loop, each a few ms, reuse pids; every user-mode sample of every
+# loop#N is named, most in main.
 old_pid_max=$(cat /proc/sys/kernel/pid_max)
 echo 400 > /proc/sys/kernel/pid_max
 sleepy-record -F 10000 -o /tmp/reuse.data -- sh -c \
