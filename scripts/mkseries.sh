@@ -99,9 +99,9 @@ code's calls come in their own patches), each behind a static key of its
 own so that sampling-only sessions do not pay for them.  The executable
 file mappings of the profiled processes (start, length, file offset,
 path, build-id) go into the stream too: for every process at the start,
-from a walk per CPU outside the hotplug lock, and from an mmap hook
-(its own patch), so that a tool can name the samples of a process that
-exited or whose pid was reused.
+from a walk per CPU outside the hotplug lock, and from mmap and
+mprotect hooks (their own patch), so that a tool can name the samples
+of a process that exited or whose pid was reused.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
@@ -227,8 +227,9 @@ Design choices a reviewer will ask about:
   profiled process, in process context only: path by file_path(),
   build-id by build_id_parse_nofault() (never a fault under mmap_lock).
   An exec's mappings come before the exec hook and are flagged as
-  belonging to the image it announces next.  A mapping made executable
-  by mprotect() is not written yet.
+  belonging to the image it announces next.  A call next to
+  perf_event_mmap() in mprotect_fixup() writes a file mapping that
+  mprotect() makes executable.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU

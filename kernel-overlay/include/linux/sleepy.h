@@ -39,6 +39,7 @@ void __sleepy_fork(struct task_struct *child);
 void __sleepy_exec(struct task_struct *task);
 void __sleepy_exit(struct task_struct *task);
 void __sleepy_mmap(struct vm_area_struct *vma);
+void __sleepy_mprotect(struct vm_area_struct *vma, unsigned long oldflags);
 
 /* Timer interrupt, hard-irq context, next to profile_tick(). */
 static inline void sleepy_tick(struct pt_regs *regs)
@@ -150,6 +151,14 @@ static inline void sleepy_mmap(struct vm_area_struct *vma)
 	if (static_branch_unlikely(&sleepy_active))
 		__sleepy_mmap(vma);
 }
+
+/* mprotect() changed @vma's flags from @oldflags; locked as above. */
+static inline void sleepy_mprotect(struct vm_area_struct *vma,
+				   unsigned long oldflags)
+{
+	if (static_branch_unlikely(&sleepy_active))
+		__sleepy_mprotect(vma, oldflags);
+}
 #else
 static inline void sleepy_tick(struct pt_regs *regs) { }
 static inline void sleepy_idle_exit(void) { }
@@ -167,6 +176,8 @@ static inline void sleepy_fork(struct task_struct *child) { }
 static inline void sleepy_exec(struct task_struct *task) { }
 static inline void sleepy_exit(struct task_struct *task, bool group_dead) { }
 static inline void sleepy_mmap(struct vm_area_struct *vma) { }
+static inline void sleepy_mprotect(struct vm_area_struct *vma,
+				   unsigned long oldflags) { }
 #endif
 
 #endif /* _LINUX_SLEEPY_H */

@@ -5,8 +5,9 @@
  * even after the process exited or its pid was reused.
  *
  * Writers, all in process context and none on the sampling path: the mmap
- * hook, in the mapping task with its mm's mmap_lock held for writing, into
- * that CPU's buffer; and at the session start, one walk per online CPU (a
+ * and mprotect hooks (a mapping made executable is new to the tools), in
+ * the mapping task with its mm's mmap_lock held for writing, into that
+ * CPU's buffer; and at the session start, one walk per online CPU (a
  * kworker bound to it) over its share of the processes, each mm read under
  * its mmap_lock.  The path (d_path()) and the build-id (only from pages in
  * memory, as perf reads it: no fault under mmap_lock) are read before the
@@ -119,6 +120,17 @@ void __sleepy_mmap(struct vm_area_struct *vma)
 out:
 	rcu_read_unlock();
 	kfree(scratch);
+}
+
+/*
+ * A file mapping made executable by mprotect() (mapped read-only first,
+ * then given PROT_EXEC) is new to the tools; one that already was
+ * executable was written when it was mapped.
+ */
+void __sleepy_mprotect(struct vm_area_struct *vma, unsigned long oldflags)
+{
+	if (!(oldflags & VM_EXEC))
+		__sleepy_mmap(vma);
 }
 
 /* Writes the executable mappings of @task's process, if it has an appid. */

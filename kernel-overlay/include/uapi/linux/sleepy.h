@@ -371,8 +371,9 @@ struct sleepy_irq_app {
 /**
  * struct sleepy_mmap - an executable file mapping of a profiled process,
  *	announced at the session start for the processes that run then, and
- *	when a process maps one while the session runs
- * @time_ns: CLOCK_MONOTONIC of the mmap, or the session start
+ *	when a process maps one (or mprotect() makes one executable) while
+ *	the session runs
+ * @time_ns: CLOCK_MONOTONIC of the mmap or mprotect, or the session start
  * @start: its first address
  * @len: its length in bytes
  * @pgoff: the file offset mapped at @start, in bytes

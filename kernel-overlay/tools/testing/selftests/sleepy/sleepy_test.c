@@ -529,16 +529,17 @@ static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid,
 /*
  * The executable mappings: this process's at the start (its text, with
  * the build-id every Debian binary has), one it maps while the session
- * runs (this file again, at an offset), and the new image of an exec.
+ * runs (this file again, at an offset), one it maps read-only and then
+ * makes executable with mprotect(), and the new image of an exec.
  */
 TEST_F(sleepy, mappings)
 {
 	struct sleepy_app_start *me, *child;
-	struct sleepy_mmap *text, *mapped, *exec;
+	struct sleepy_mmap *text, *mapped, *protected, *exec;
 	char exe[256];
 	struct stream s;
 	ssize_t len;
-	void *map;
+	void *map, *map_ro;
 	pid_t pid;
 	int fd;
 
@@ -550,6 +551,9 @@ TEST_F(sleepy, mappings)
 	ASSERT_EQ(0, start(self, &self->attr));
 	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 4096);
 	ASSERT_TRUE(map != MAP_FAILED);
+	map_ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 8192);
+	ASSERT_TRUE(map_ro != MAP_FAILED);
+	ASSERT_EQ(0, mprotect(map_ro, 4096, PROT_READ | PROT_EXEC));
 	pid = run("/bin/true");
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
@@ -574,6 +578,13 @@ TEST_F(sleepy, mappings)
 	EXPECT_EQ(0, memcmp(text->build_id, mapped->build_id, 20));
 	EXPECT_GE(mapped->time_ns, text->time_ns);
 
+	protected = find_mmap(&s, getpid(), 0, (uintptr_t)map_ro, true);
+	ASSERT_TRUE(protected != NULL);
+	EXPECT_STREQ(exe, protected->path);
+	EXPECT_EQ(me->appid, protected->appid);
+	EXPECT_EQ(4096, protected->len);
+	EXPECT_EQ(8192, protected->pgoff);
+
 	/* Mapped by the exec, before the new image is announced. */
 	exec = find_mmap(&s, pid, SLEEPY_MMAP_EXEC, 0, false);
 	ASSERT_TRUE(exec != NULL);
@@ -583,6 +594,7 @@ TEST_F(sleepy, mappings)
 	EXPECT_EQ(0, exec->header.size % 8);
 	EXPECT_LT(strlen(exec->path), exec->header.size - sizeof(*exec));
 	munmap(map, 4096);
+	munmap(map_ro, 4096);
 	close(fd);
 	free(s.records);
 }
