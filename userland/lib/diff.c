@@ -10,6 +10,7 @@
  * every run moved by a factor of two.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +106,26 @@ double sleepy_emd_log2(const uint64_t *a, uint64_t count_a,
 	return emd;
 }
 
+/*
+ * A histogram of a few runs is noise: one 271 us run against one 63 us
+ * run (EMD 3) outranked a sleeper's 100 sleeps that moved from 2 ms to
+ * 20 ms (EMD 3.3).  Operations with fewer runs than this on either side
+ * rank after the others.
+ */
+#define MIN_RUNS	10
+
+static bool comparable(const struct operation *op)
+{
+	return op->emd >= 0 && op->count[0] >= MIN_RUNS &&
+	       op->count[1] >= MIN_RUNS;
+}
+
 static int cmp_operations(const void *x, const void *y)
 {
 	const struct operation *a = x, *b = y;
 
+	if (comparable(a) != comparable(b))
+		return comparable(a) ? -1 : 1;
 	if (a->emd != b->emd)
 		return a->emd < b->emd ? 1 : -1;
 	return strcmp(a->name, b->name);
@@ -165,8 +182,8 @@ void sleepy_diff_report(FILE *stream, const struct sleepy_diff_options *opts,
 	qsort(rows, n, sizeof(*rows), cmp_operations);
 
 	snprintf(text, sizeof(text),
-		 "# sleepy-parse diff: A = %s, B = %s: %zu operations, ranked by the Earth Mover's Distance between their log2 latency histograms (in factors of two)",
-		 opts->path_a, opts->path_b, n);
+		 "# sleepy-parse diff: A = %s, B = %s: %zu operations, ranked by the Earth Mover's Distance between their log2 latency histograms (in factors of two); those with fewer than %d runs in A or B after the others",
+		 opts->path_a, opts->path_b, n, MIN_RUNS);
 	snprintf(json, sizeof(json), "\n  \"operations\": %zu", n);
 	sleepy_output_begin(&out, stream, opts->format, text, json);
 	sleepy_output_table(&out, "diff", "Latency histograms, most changed first", columns, 7);

@@ -116,6 +116,46 @@ static int read_functions(struct sleepy_symbols *symbols, Elf *elf,
 	return 0;
 }
 
+/*
+ * The PLT stubs have no symbols of their own: one [plt] function over
+ * each PLT section, so that time in them is named as what it is (perf
+ * shows them as NAME@plt) rather than as a bare address.
+ */
+static int read_plt(struct sleepy_symbols *symbols, Elf *elf)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got", ".iplt" };
+	struct sleepy_symbol *syms;
+	Elf_Scn *scn = NULL;
+	size_t strndx, i;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
+		    !shdr.sh_size || !(name = elf_strptr(elf, strndx, shdr.sh_name)))
+			continue;
+		for (i = 0; i < sizeof(plts) / sizeof(plts[0]); i++)
+			if (!strcmp(name, plts[i]))
+				break;
+		if (i == sizeof(plts) / sizeof(plts[0]))
+			continue;
+		syms = realloc(symbols->syms, (symbols->count + 1) * sizeof(*syms));
+		if (!syms)
+			return -1;
+		symbols->syms = syms;
+		syms[symbols->count] = (struct sleepy_symbol) {
+			.start = shdr.sh_addr, .size = shdr.sh_size,
+			.name = strdup("[plt]"),
+		};
+		if (!syms[symbols->count++].name)
+			return -1;
+	}
+	return 0;
+}
+
 /* Opens @path as ELF; NULL with a message in @error. */
 static Elf *open_elf(const char *path, int *fd, GElf_Ehdr *ehdr,
 		     char *error, size_t error_size)
@@ -163,6 +203,10 @@ int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 	if (!symbols->count) {
 		snprintf(error, error_size, "%s: no function symbols (stripped?)",
 			 path);
+		goto fail;
+	}
+	if (read_plt(symbols, elf)) {
+		snprintf(error, error_size, "%s: out of memory", path);
 		goto fail;
 	}
 	qsort(symbols->syms, symbols->count, sizeof(*symbols->syms), cmp_syms);
@@ -301,6 +345,10 @@ static int dso_load(struct sleepy_dso *dso, char *error, size_t error_size)
 	}
 	if (!dso->symbols.count) {
 		snprintf(error, error_size, "%s: no function symbols", dso->path);
+		goto out;
+	}
+	if (read_plt(&dso->symbols, elf)) {
+		snprintf(error, error_size, "%s: out of memory", dso->path);
 		goto out;
 	}
 	qsort(dso->symbols.syms, dso->symbols.count,

@@ -40,7 +40,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 88
+#define PLANNED_TESTS 89
 
 static int failures, tests;
 
@@ -382,6 +382,13 @@ static void test_symbols(const char *dir)
 		check(!found || found != main_sym, "address past 'loop' does not");
 	}
 	check(!sleepy_symbols_find(&syms, 1), "address 1 resolves to nothing");
+	/* A static binary calls its ifuncs through .plt stubs: [plt]. */
+	for (i = 0, found = NULL; i < syms.count; i++)
+		if (!strcmp(syms.syms[i].name, "[plt]"))
+			found = &syms.syms[i];
+	check(found && found->size &&
+	      sleepy_symbols_find(&syms, found->start + found->size / 2) == found,
+	      "the PLT stubs of bench/call are one function, [plt]");
 	sleepy_symbols_free(&syms);
 	check(sleepy_symbols_load(&syms, "/nonexistent", error, sizeof(error)) &&
 	      strstr(error, "No such file"), "missing binary refused (%s)", error);
