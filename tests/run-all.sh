@@ -155,13 +155,20 @@ guest_boot() {
 	bash qemu/boot.sh "$kernel" build/initramfs.cpio.gz "$mode" "$logs/$label.log" \
 		"$timeout" "sleepy.results=$label $extra"
 }
-# guest_start LABEL ...: guest_boot in the background.
+# guest_start LABEL ...: guest_boot in the background; its exit status
+# goes to a file too: bash forgets a background job's status once enough
+# later jobs have ended (the debug guest, finished before its stage, was
+# once "not a child of this shell" and counted as failed).
 declare -A guest_pid guest_t0 guest_timeout guest_status
 guest_start() {
 	guest_t0[$1]=$(date +%s) guest_timeout[$1]=$4
+	rm -f "$logs/$1.status"
 	echo "   [$(clock)] $1 guest started"
-	guest_boot "$@" > /dev/null 2>&1 &
+	{ guest_boot "$@"; echo $? > "$logs/$1.status"; } > /dev/null 2>&1 &
 	guest_pid[$1]=$!
+}
+guest_exit_status() {	# guest_exit_status LABEL: what its guest_boot returned
+	cat "$logs/$1.status" 2>/dev/null || echo "no exit status"
 }
 # guest_finish LABEL GROUP...: waits for the guest, then checks each GROUP
 # against its plan, that no other group ran, the kernel's taint flags and
@@ -173,9 +180,9 @@ guest_finish() {
 		status=${guest_status[$label]}
 	else
 		watch_pid "${guest_pid[$label]}" "guest_progress $label"
-		status=$?
+		status=$(guest_exit_status "$label")
 	fi
-	result $([ $status = 0 ] && echo ok || echo fail) \
+	result $([ "$status" = 0 ] && echo ok || echo fail) \
 		"$label: the guest boots and finishes (${guest_timeout[$label]} s allowed; $(( $(date +%s) - guest_t0[$label] )) s since it was started) ($(tail -n 1 "$logs/$label.log" 2>/dev/null | tr -d '\r'))"
 	for g; do
 		tap_group "$label $g" "$dir/$g.tap" "$(cat "$dir/$g.exit" 2>/dev/null)"
@@ -241,8 +248,9 @@ debug_pipeline() {
 	# silently in the sched storm; QEMU's TSC follows the host's clock.
 	QEMU_MEM=2048 guest_boot debug stress build/kernel-debug/arch/x86/boot/bzImage 1800 \
 		"tsc=reliable"
+	echo $? > "$logs/debug.status"
 }
-rm -f "$logs/kernel-debug.status"
+rm -f "$logs/kernel-debug.status" "$logs/debug.status"
 guest_t0[debug]=$(date +%s) guest_timeout[debug]=1800
 debug_pipeline > /dev/null 2>&1 &
 guest_pid[debug]=$!
@@ -280,7 +288,7 @@ tap_group "make run" "$logs/make-run.log" $?
 stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guest's results" \
 	"a few minutes more when its kernel needed a full build"
 watch_pid "${guest_pid[debug]}" "guest_progress debug"
-guest_status[debug]=$?
+guest_status[debug]=$(guest_exit_status debug)
 if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 	result ok "build the debug kernel ($(grep 'built in' "$logs/kernel-debug.log"))"
 	guest_finish debug kunit-sleepy_apps kunit-sleepy_buffer storm sched-storm kselftest idle \
