@@ -526,6 +526,22 @@ static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid,
 	return NULL;
 }
 
+/* The mapping record of @pid that holds @addr (its text, for a function). */
+static struct sleepy_mmap *find_mmap_of(struct stream *s, pid_t pid,
+					uint64_t addr)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r) {
+		struct sleepy_mmap *m = (void *)r;
+
+		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
+		    !m->flags && addr - m->start < m->len)
+			return m;
+	}
+	return NULL;
+}
+
 /*
  * The executable mappings: this process's at the start (its text, with
  * the build-id every Debian binary has), one it maps while the session
@@ -562,7 +578,7 @@ TEST_F(sleepy, mappings)
 	ASSERT_TRUE(me != NULL);
 	ASSERT_TRUE(child != NULL);
 
-	text = find_mmap(&s, getpid(), 0, (uintptr_t)map, false);
+	text = find_mmap_of(&s, getpid(), (uintptr_t)find_mmap);
 	ASSERT_TRUE(text != NULL);
 	EXPECT_STREQ(exe, text->path);
 	EXPECT_EQ(me->appid, text->appid);
