@@ -48,12 +48,6 @@ static void push(struct frames *f, const struct frame *frame)
 		f->max_depth = frame->depth;
 }
 
-static int cmp_stacks(const void *a, const void *b)
-{
-	return strcmp(((const struct sleepy_folded_line *)a)->stack,
-		      ((const struct sleepy_folded_line *)b)->stack);
-}
-
 /* Length of the frame at @s, up to ';' or the end. */
 static size_t frame_len(const char *s)
 {
@@ -297,7 +291,7 @@ int sleepy_flamegraph(FILE *out, const struct sleepy_report_options *opts,
 	if (!lines)
 		return -1;
 	if (n)
-		qsort(lines, n, sizeof(*lines), cmp_stacks);
+		qsort(lines, n, sizeof(*lines), sleepy_folded_cmp_stacks);
 	layout(&frames, lines, n, &total);
 	height = TOP_PAD + (frames.max_depth + 1) * FRAME_HEIGHT + BOTTOM_PAD;
 	put_header(out, offcpu ? "Off-CPU Flame Graph (ns off CPU)" : "CPU Flame Graph (samples)",

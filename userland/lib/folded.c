@@ -176,6 +176,21 @@ static void add_offcpu(struct sleepy_table *lines,
 	}
 }
 
+/* By application frame, then by the rest: each application's together. */
+int sleepy_folded_cmp_stacks(const void *a, const void *b)
+{
+	const char *x = ((const struct sleepy_folded_line *)a)->stack;
+	const char *y = ((const struct sleepy_folded_line *)b)->stack;
+	size_t lx = strcspn(x, ";"), ly = strcspn(y, ";");
+	int diff = memcmp(x, y, lx < ly ? lx : ly);
+
+	if (diff)
+		return diff;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x + lx, y + ly);
+}
+
 struct sleepy_folded_line *sleepy_folded_lines(const struct sleepy_report_options *opts,
 					      enum sleepy_folded_kind kind,
 					      struct sleepy_profile *profile,

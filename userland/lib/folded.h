@@ -44,6 +44,11 @@ struct sleepy_folded_line *sleepy_folded_lines(const struct sleepy_report_option
 					      const struct sleepy_recording *rec,
 					      size_t *count);
 void sleepy_folded_lines_free(struct sleepy_folded_line *lines, size_t count);
+/*
+ * qsort() order of folded lines by their text, application frame first:
+ * every application's lines, and every stack sharing a prefix, together.
+ */
+int sleepy_folded_cmp_stacks(const void *a, const void *b);
 
 /*
  * Writes @profile, read from @rec, as folded stacks of @kind to @stream.

@@ -24,21 +24,6 @@ struct frame_slot {
 	size_t index;
 };
 
-/* By application frame, then by the rest: each application's together. */
-static int cmp_stacks(const void *a, const void *b)
-{
-	const char *x = ((const struct sleepy_folded_line *)a)->stack;
-	const char *y = ((const struct sleepy_folded_line *)b)->stack;
-	size_t lx = strcspn(x, ";"), ly = strcspn(y, ";");
-	int diff = memcmp(x, y, lx < ly ? lx : ly);
-
-	if (diff)
-		return diff;
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x + lx, y + ly);
-}
-
 static int cmp_groups(const void *a, const void *b)
 {
 	const struct app_group *x = a, *y = b;
@@ -117,7 +102,7 @@ int sleepy_speedscope(FILE *out, const struct sleepy_report_options *opts,
 	if (!lines)
 		return -1;
 	if (n)
-		qsort(lines, n, sizeof(*lines), cmp_stacks);
+		qsort(lines, n, sizeof(*lines), sleepy_folded_cmp_stacks);
 	rest = sleepy_xrealloc(NULL, n * sizeof(*rest));
 	for (i = 0; i < n; i++) {
 		rest[i] = frames_after_app(lines[i].stack);
