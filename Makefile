@@ -42,9 +42,9 @@ headers: tree
 
 userland: headers
 	@$(MAKE) -s -C userland O=$(U) HDR=$(HDR)/include
-	@gcc -static -O2 -Wall -Werror -isystem $(HDR)/include \
+	@gcc -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
 		-o $(U)/sleepy_test $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
-	@gcc -m32 -static -O2 -Wall -Werror -isystem $(HDR)/include \
+	@gcc -m32 -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
 		-o $(U)/sleepy_test32 $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
 	@gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread -isystem $(HDR)/include \
 		-o $(U)/sleepy_abi_attack tests/guest/sleepy_abi_attack.c

@@ -24,6 +24,7 @@ static const char usage[] =
 "USAGE: sleepy-parse diff [--top N] [--format FMT] A B\n"
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [--sort KEY[,KEY]...]\n"
+"                    [--children | --callers FUNCTION | --callees FUNCTION]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
@@ -42,6 +43,15 @@ static const char usage[] =
 "as perf report --sort groups them (app, pid, tid, dso, sym, ip, srcline;\n"
 "sym marks kernel-mode samples [k] and user-mode ones [.]; srcline is\n"
 "file:line from the mapped file's DWARF line table).\n"
+"\n"
+"A recording made with -g has call stacks.  --children reports each\n"
+"function's samples with the functions it called (CHILDREN: samples with\n"
+"it anywhere on the stack) and alone (SELF: samples in it), as perf report\n"
+"--children does; --callers FUNCTION: who called FUNCTION in the samples\n"
+"that have it on the stack, --callees FUNCTION: what it called ([none]:\n"
+"the samples in FUNCTION itself).  Kernel functions are [k], user ones [.].\n"
+"The folded stacks, flame graph, speedscope and pprof outputs then hold\n"
+"whole stacks; a stack cut at --max-stack starts with a [cut] frame.\n"
 "\n"
 "A recording made with --sched also gets: off-CPU time by application,\n"
 "reason and site (user IP, and kernel IP with -k); the wall-clock account\n"
@@ -76,6 +86,8 @@ static const char usage[] =
 "    sleepy-parse --sort dso,sym sleepy.data\n"
 "    sleepy-parse --sort sym,srcline --app myprog sleepy.data\n"
 "    sleepy-parse --sort app,tid --app worker sleepy.data\n"
+"    sleepy-parse --children --top 20 stacks.data\n"
+"    sleepy-parse --callers malloc --app myprog stacks.data\n"
 "    sleepy-parse --chain reader#1 --depth 3 sched.data\n"
 "    sleepy-parse --folded cpu -s ./btree sleepy.data | flamegraph.pl > cpu.svg\n"
 "    sleepy-parse --folded offcpu sched.data |\n"
@@ -93,6 +105,10 @@ static const char usage[] =
 "                         tid, dso, sym, ip, srcline (default: the reports\n"
 "                         by app and by app,ip); not with --chain or\n"
 "                         --irq-by-app\n"
+"        --children       with -g stacks: one report, by function with\n"
+"                         and without its callees\n"
+"        --callers FUNC   with -g stacks: one report of FUNC's callers\n"
+"        --callees FUNC   with -g stacks: one report of what FUNC called\n"
 "    -s, --symbols BIN    function names for the program BIN (non-PIE ELF),\n"
 "                         matched to applications by file name\n"
 "        --symfs DIR      read the mapped files under DIR (a copy of the\n"
@@ -116,8 +132,8 @@ static const char usage[] =
 "    -V, --version        show the version\n"
 "\n"
 "Exit status: 0 ok, 1 unreadable or damaged recording (what could be read\n"
-"is still reported), offcpu stacks without --sched or --pprof OUT not\n"
-"written, 2 bad usage.\n";
+"is still reported), offcpu stacks without --sched, --children, --callers\n"
+"or --callees without -g stacks, or --pprof OUT not written, 2 bad usage.\n";
 
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
@@ -161,9 +177,21 @@ static int bad_option(const char *option, const char *value)
 	return SLEEPY_EXIT_USAGE;
 }
 
+static const char *stack_view_option(enum sleepy_stack_view view)
+{
+	static const char *const names[] = {
+		[SLEEPY_STACKS_CHILDREN] = "--children",
+		[SLEEPY_STACKS_CALLERS] = "--callers",
+		[SLEEPY_STACKS_CALLEES] = "--callees",
+	};
+
+	return names[view];
+}
+
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
-	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT };
+	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
+	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -177,12 +205,15 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "callers", required_argument, NULL, OPT_CALLERS },
+		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	const char *output;
+	const char *output, *one_report;
 	char error[512];
 	uint64_t value;
 	int c;
@@ -237,6 +268,24 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 				return SLEEPY_EXIT_USAGE;
 			}
 			opts->report_option = "--sort";
+			break;
+		case OPT_CHILDREN:
+		case OPT_CALLERS:
+		case OPT_CALLEES:
+			if (opts->report.stack_view) {
+				fprintf(stderr, "sleepy-parse: one of --children, --callers and --callees at a time\n");
+				return SLEEPY_EXIT_USAGE;
+			}
+			if (c != OPT_CHILDREN && !*optarg) {
+				fprintf(stderr, "sleepy-parse: %s needs a function name\n",
+					c == OPT_CALLERS ? "--callers" : "--callees");
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->report.stack_view = c == OPT_CHILDREN ? SLEEPY_STACKS_CHILDREN :
+						  c == OPT_CALLERS ? SLEEPY_STACKS_CALLERS :
+						  SLEEPY_STACKS_CALLEES;
+			opts->report.stack_function = c == OPT_CHILDREN ? NULL : optarg;
+			opts->report_option = stack_view_option(opts->report.stack_view);
 			break;
 		case OPT_PPROF:
 			if (!*optarg) {
@@ -303,9 +352,14 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			output);
 		return SLEEPY_EXIT_USAGE;
 	}
-	if (opts->report.nsort && (opts->report.chain_name || opts->report.irq_by_app)) {
-		fprintf(stderr, "sleepy-parse: --sort prints one report: %s does not go with it\n",
-			opts->report.chain_name ? "--chain" : "--irq-by-app");
+	one_report = opts->report.nsort ? "--sort" :
+		     stack_view_option(opts->report.stack_view);
+	if (one_report && (opts->report.chain_name || opts->report.irq_by_app ||
+			   (opts->report.nsort && opts->report.stack_view))) {
+		fprintf(stderr, "sleepy-parse: %s prints one report: %s does not go with it\n",
+			one_report, opts->report.chain_name ? "--chain" :
+			opts->report.irq_by_app ? "--irq-by-app" :
+			stack_view_option(opts->report.stack_view));
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (output && opts->report_option) {
@@ -460,6 +514,10 @@ int main(int argc, char **argv)
 	if (opts.pprof) {
 		if (sleepy_pprof_write(opts.pprof, &opts.report, &profile, &rec))
 			ret = SLEEPY_EXIT_ERROR;
+	} else if (opts.report.stack_view && !profile.stacks.used) {
+		fprintf(stderr, "sleepy-parse: %s has no call stacks (record with -g)\n",
+			opts.report.path);
+		ret = SLEEPY_EXIT_ERROR;
 	} else if (!opts.write_stacks) {
 		sleepy_report(stdout, &opts.report, &profile, &rec);
 	} else if (opts.write_stacks(stdout, &opts.report, opts.folded_kind,

@@ -21,6 +21,7 @@ static const char usage[] =
 "    sleepy-record -- ./btree           # tick-based, into sleepy.data\n"
 "    sleepy-record -F 1000 -o r.data -- make -j2\n"
 "    sleepy-record -a -- sleep 5        # everything, for 5 seconds\n"
+"    sleepy-record -g -F 1000 -- ./app  # with call stacks\n"
 "\n"
 "OPTIONS:\n"
 SLEEPY_SESSION_OPTIONS_HELP

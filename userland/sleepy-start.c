@@ -20,6 +20,7 @@ static const char usage[] =
 "    sleepy-start -F 10000 -o r.data  # 10 kHz per CPU\n"
 "    sleepy-start -k -p 1234 --follow # pid 1234 and its children, kernel IPs too\n"
 "    sleepy-start --sched -k          # and where tasks wait, and who wakes them\n"
+"    sleepy-start -F 1000 -g -k       # call stacks, user and kernel\n"
 "\n"
 "OPTIONS:\n"
 SLEEPY_SESSION_OPTIONS_HELP

@@ -294,7 +294,10 @@ static void random_attr(struct sleepy_attr *a, bool valid,
 	default: a->flags = SLEEPY_FLAG_KERNEL; break;
 	}
 	a->pid = chance(50) ? 0 : some_pid();
-	a->__reserved = chance(85) ? 0 : (chance(50) ? 1 : (uint32_t)rnd());
+	a->max_stack = chance(85) ? 0 : chance(50) ? rnd_below(SLEEPY_MAX_STACK + 2) :
+		       (uint32_t)rnd();
+	if (chance(20))
+		a->flags |= SLEEPY_FLAG_CALLCHAIN;
 }
 
 /* The size argument; sets *tail to 0 (zeroed), 1 (a non-zero byte). */
@@ -433,9 +436,24 @@ static void random_start(struct start_call *c, struct sleepy_attr *attr,
 	}
 }
 
+/* Whether a sample with stacks fits into a sub-buffer of @a's buffer. */
+static bool stack_fits(const struct sleepy_attr *a)
+{
+	uint64_t depth = a->max_stack ?: SLEEPY_DEFAULT_MAX_STACK;
+	uint64_t record = sizeof(struct sleepy_sample) +
+			  sizeof(struct sleepy_callchain) + 2 * depth * 8;
+	uint64_t buffer = a->buffer_size ?: SLEEPY_DEFAULT_BUFFER_SIZE;
+	uint64_t subbuf = buffer / 8 < 128 << 10 ? buffer / 8 : 128 << 10;
+
+	return record <= subbuf - sizeof(struct sleepy_subbuf_header);
+}
+
 static bool attr_fields_valid(const struct sleepy_attr *a)
 {
-	if (a->flags & ~(uint64_t)SLEEPY_FLAGS_ALL || a->__reserved)
+	if (a->flags & ~(uint64_t)SLEEPY_FLAGS_ALL)
+		return false;
+	if (a->max_stack && (!(a->flags & SLEEPY_FLAG_CALLCHAIN) ||
+			     a->max_stack > SLEEPY_MAX_STACK))
 		return false;
 	if (a->frequency > SLEEPY_MAX_FREQUENCY)
 		return false;
@@ -444,6 +462,8 @@ static bool attr_fields_valid(const struct sleepy_attr *a)
 			       a->buffer_size % PAGE))
 		return false;
 	if ((a->flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !a->pid)
+		return false;
+	if ((a->flags & SLEEPY_FLAG_CALLCHAIN) && !stack_fits(a))
 		return false;
 	return a->pid <= PID_LIMIT;
 }
@@ -659,10 +679,10 @@ static void worker(int index, enum role role, unsigned long calls,
 			__atomic_fetch_add(&sh->unknown_pointer, 1, __ATOMIC_RELAXED);
 		/* The attr as made (not what a read-only page holds). */
 		snprintf(detail, sizeof(detail),
-			 "%s, syscall flags %#lx, size %#lx (%s), attr %p (%s, %ld readable): frequency %u flags %#llx pid %u reserved %u buffer_size %#llx",
+			 "%s, syscall flags %#lx, size %#lx (%s), attr %p (%s, %ld readable): frequency %u flags %#llx pid %u max_stack %u buffer_size %#llx",
 			 role_name[role], c.flags, c.size, c.size_kind, c.ptr, c.ptr_kind,
 			 c.readable, attr.frequency, (unsigned long long)attr.flags,
-			 attr.pid, attr.__reserved,
+			 attr.pid, attr.max_stack,
 			 (unsigned long long)attr.buffer_size);
 		expected = expect_start(&c, role);
 		snprintf(sh->current[index], sizeof(sh->current[index]),

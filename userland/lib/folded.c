@@ -11,10 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "folded.h"
 #include "sched.h"
 
-#define FRAME		256	/* a function name + "_[k]", "0x" + 16 hex digits */
+#define FRAME		(SLEEPY_FRAME_MAX + 8)	/* a frame's name + "_[k]" */
 #define MAX_FRAMES	4	/* app, reason, user, kernel */
 
 bool sleepy_folded_parse(const char *name, enum sleepy_folded_kind *kind)
@@ -142,6 +143,44 @@ static void add_samples(struct sleepy_table *lines,
 	free(ips);
 }
 
+/* app;root;...;leaf, kernel frames with _[k]: samples, with -g. */
+static void add_stacks(struct sleepy_table *lines,
+		       const struct sleepy_report_options *opts,
+		       struct sleepy_profile *profile)
+{
+	unsigned int room = sleepy_stack_room(profile) + 1, n, f;
+	struct sleepy_frame *frames = sleepy_xrealloc(NULL, room * sizeof(*frames));
+	char (*scratch)[SLEEPY_FRAME_MAX] = sleepy_xrealloc(NULL, room * sizeof(*scratch));
+	char (*kernel)[FRAME] = sleepy_xrealloc(NULL, room * sizeof(*kernel));
+	const char **names = sleepy_xrealloc(NULL, room * sizeof(*names));
+	size_t i;
+
+	for (i = 0; i < profile->stacks.capacity; i++) {
+		const struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
+		const struct sleepy_app *app;
+
+		if (!stack)
+			continue;
+		app = sleepy_profile_app(profile, stack->appid);
+		if (!sleepy_report_app_selected(opts, app))
+			continue;
+		n = sleepy_stack_frames(opts, profile, app, stack, frames, scratch);
+		names[0] = app->label;
+		for (f = 0; f < n; f++) {
+			names[f + 1] = frames[f].name;
+			if (frames[f].kernel) {
+				snprintf(kernel[f], FRAME, "%s_[k]", frames[f].name);
+				names[f + 1] = kernel[f];
+			}
+		}
+		add(lines, names, n + 1, stack->samples);
+	}
+	free(names);
+	free(kernel);
+	free(scratch);
+	free(frames);
+}
+
 /* app;[reason];user site;kernel site_[k]: off-CPU ns. */
 static void add_offcpu(struct sleepy_table *lines,
 		       const struct sleepy_report_options *opts,
@@ -204,7 +243,9 @@ struct sleepy_folded_line *sleepy_folded_lines(const struct sleepy_report_option
 	if (kind == SLEEPY_FOLDED_OFFCPU && !profile->sched)
 		return NULL;
 	sleepy_table_init(&table, sizeof(*lines));
-	if (kind == SLEEPY_FOLDED_CPU) {
+	if (kind == SLEEPY_FOLDED_CPU && profile->stacks.used) {
+		add_stacks(&table, opts, profile);
+	} else if (kind == SLEEPY_FOLDED_CPU) {
 		add_samples(&table, opts, profile);
 	} else {
 		sleepy_sched_replay(profile->sched, profile,

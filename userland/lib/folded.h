@@ -18,7 +18,10 @@
 #include "report.h"
 
 enum sleepy_folded_kind {
-	/* app;function (or 0xIP, 0xIP_[k]) samples */
+	/*
+	 * app;function (or 0xIP, 0xIP_[k]) samples; with stacks (-g),
+	 * app;root;...;leaf (callgraph.h names the frames)
+	 */
 	SLEEPY_FOLDED_CPU,
 	/* app;[reason];user function or 0xIP;0xIP_[k] off-CPU ns (--sched) */
 	SLEEPY_FOLDED_OFFCPU,

@@ -58,6 +58,24 @@ add:
 	set->ips[set->count++] = ip;
 }
 
+/*
+ * A sample's kernel IP and its kernel stack's; a return address is named
+ * by the call before it (callgraph.c), so that is the address kept.
+ */
+static void note_sample(struct sleepy_kernel_ips *set,
+			const struct sleepy_sample *sample)
+{
+	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
+	unsigned int i;
+
+	ips_add(set, sample->kernel_ip);
+	if (!chain || sample->header.size < sizeof(*sample) + sizeof(*chain) +
+					    chain->nr_kernel * sizeof(chain->ips[0]))
+		return;
+	for (i = 1; i < chain->nr_kernel; i++)
+		ips_add(set, chain->ips[i] - 1);
+}
+
 void sleepy_kernel_ips_note(struct sleepy_kernel_ips *set,
 			    const void *records, size_t len)
 {
@@ -71,7 +89,7 @@ void sleepy_kernel_ips_note(struct sleepy_kernel_ips *set,
 			return;	/* the reader reports it */
 		if (h->type == SLEEPY_REC_SAMPLE &&
 		    h->size >= sizeof(struct sleepy_sample))
-			ips_add(set, ((const struct sleepy_sample *)h)->kernel_ip);
+			note_sample(set, (const void *)h);
 		else if (h->type == SLEEPY_REC_SWITCH &&
 			 h->size >= sizeof(struct sleepy_switch))
 			ips_add(set, ((const struct sleepy_switch *)h)->kernel_ip);

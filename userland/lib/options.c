@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parsing of the options that describe a session. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,11 +21,35 @@ static int bad(const char *tool, const char *what, const char *value)
 	return SLEEPY_EXIT_USAGE;
 }
 
+/*
+ * With -g the largest sample must fit into one of the eight sub-buffers a
+ * CPU's buffer has at least (at most 128K each): the kernel's rule, said
+ * here with the size that would do.
+ */
+static int stack_fits(const struct sleepy_session_options *opts,
+		      const char *tool)
+{
+	uint64_t depth = opts->attr.max_stack ?: SLEEPY_DEFAULT_MAX_STACK;
+	uint64_t record = sizeof(struct sleepy_sample) +
+			  sizeof(struct sleepy_callchain) + 2 * depth * 8;
+	uint64_t buffer = opts->attr.buffer_size ?: SLEEPY_DEFAULT_BUFFER_SIZE;
+	uint64_t subbuf = buffer / 8 < 128 << 10 ? buffer / 8 : 128 << 10;
+
+	if (!(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN) ||
+	    record <= subbuf - sizeof(struct sleepy_subbuf_header))
+		return -1;
+	fprintf(stderr, "%s: a buffer of %" PRIu64 "K holds no stack of %" PRIu64
+		" frames: give -b %" PRIu64 "K or more, or a smaller --max-stack\n",
+		tool, buffer >> 10, depth,
+		((record + sizeof(struct sleepy_subbuf_header)) * 8 + 4095) / 4096 * 4);
+	return SLEEPY_EXIT_USAGE;
+}
+
 int sleepy_session_options_parse(struct sleepy_session_options *opts,
 				 int argc, char **argv, const char *tool,
 				 const char *usage, bool for_record)
 {
-	enum { OPT_FOLLOW = 256, OPT_SCHED, OPT_IRQ };
+	enum { OPT_FOLLOW = 256, OPT_SCHED, OPT_IRQ, OPT_MAX_STACK };
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "kernel", no_argument, NULL, 'k' },
@@ -32,6 +57,8 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "irq", no_argument, NULL, OPT_IRQ },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "buffer", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -39,7 +66,7 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	const char *optstring = for_record ? "+F:kb:o:ahV" : "F:kp:b:o:hV";
+	const char *optstring = for_record ? "+F:kgb:o:ahV" : "F:kgp:b:o:hV";
 	uint64_t value;
 	int c;
 
@@ -56,6 +83,15 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 			break;
 		case 'k':
 			opts->attr.flags |= SLEEPY_FLAG_KERNEL;
+			break;
+		case 'g':
+			opts->attr.flags |= SLEEPY_FLAG_CALLCHAIN;
+			break;
+		case OPT_MAX_STACK:
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > SLEEPY_MAX_STACK)
+				return bad(tool, "stack depth (1.." SLEEPY_STR(SLEEPY_MAX_STACK) ")", optarg);
+			opts->attr.max_stack = value;
 			break;
 		case 'p':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
@@ -104,5 +140,9 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		fprintf(stderr, "%s: --follow needs -p PID\n", tool);
 		return SLEEPY_EXIT_USAGE;
 	}
-	return -1;
+	if (opts->attr.max_stack && !(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN)) {
+		fprintf(stderr, "%s: --max-stack needs -g\n", tool);
+		return SLEEPY_EXIT_USAGE;
+	}
+	return stack_fits(opts, tool);
 }

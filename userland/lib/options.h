@@ -18,6 +18,10 @@
 			SLEEPY_STR(SLEEPY_MAX_FREQUENCY) "); default:\n" \
 "                         every scheduler tick (CONFIG_HZ)\n" \
 "    -k, --kernel         record kernel instruction pointers too\n" \
+"    -g, --call-graph     record call stacks: the user stack by frame pointers,\n" \
+"                         with -k the kernel stack too\n" \
+"        --max-stack N    with -g, frames kept per stack (1.." SLEEPY_STR(SLEEPY_MAX_STACK) ", default " \
+			SLEEPY_STR(SLEEPY_DEFAULT_MAX_STACK) ")\n" \
 "    -p, --pid PID        only this process (with --follow, and its children)\n" \
 "        --follow         with -p: follow children forked after the start\n" \
 "        --sched          record context switches and wakeups too (off-CPU\n" \

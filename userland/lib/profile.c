@@ -204,6 +204,7 @@ void sleepy_profile_init(struct sleepy_profile *profile)
 	memset(profile, 0, sizeof(*profile));
 	sleepy_table_init(&profile->apps, sizeof(struct sleepy_app));
 	sleepy_table_init(&profile->paths, sizeof(char *));
+	sleepy_table_init(&profile->stacks, sizeof(struct sleepy_stack));
 }
 
 void sleepy_profile_free(struct sleepy_profile *profile)
@@ -225,6 +226,13 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 			free(*path);
 	}
 	sleepy_table_free(&profile->paths);
+	for (i = 0; i < profile->stacks.capacity; i++) {
+		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
+
+		if (stack)
+			free(stack->ips);
+	}
+	sleepy_table_free(&profile->stacks);
 	free(profile->mappings);
 	profile->mappings = NULL;
 	profile->nmappings = profile->mappings_size = 0;
@@ -288,9 +296,60 @@ static uint64_t ip_count_of(const struct sleepy_sample *sample, bool by_tid,
 	return (key->ip * 2 + key->in_kernel) ^ key->tid * 0x9e3779b97f4a7c15ULL;
 }
 
+static int stack_match(const void *slot, const void *arg)
+{
+	const struct sleepy_stack *a = slot, *b = arg;
+
+	return a->appid == b->appid && a->in_kernel == b->in_kernel &&
+	       a->flags == b->flags && a->nr_kernel == b->nr_kernel &&
+	       a->nr_user == b->nr_user &&
+	       !memcmp(a->ips, b->ips, (a->nr_kernel + a->nr_user) * sizeof(*a->ips));
+}
+
+static void add_stack(struct sleepy_profile *profile,
+		      const struct sleepy_sample *sample,
+		      const struct sleepy_callchain *chain)
+{
+	unsigned int frames = chain->nr_kernel + chain->nr_user;
+	struct sleepy_stack key = {
+		.appid = sample->appid,
+		.nr_kernel = chain->nr_kernel,
+		.nr_user = chain->nr_user,
+		.flags = chain->flags & (SLEEPY_CALLCHAIN_KERNEL_CUT |
+					 SLEEPY_CALLCHAIN_USER_CUT |
+					 SLEEPY_CALLCHAIN_USER_FAULT),
+		.in_kernel = !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL),
+		.ips = (uint64_t *)chain->ips,
+	};
+	const uint64_t fields[] = {
+		key.appid, (uint64_t)key.nr_kernel << 16 | key.nr_user,
+		(uint64_t)key.flags << 1 | key.in_kernel,
+	};
+	uint64_t hash = sleepy_fnv(SLEEPY_FNV_BASIS, fields, sizeof(fields));
+	struct sleepy_stack *stack;
+
+	hash = sleepy_fnv(hash, chain->ips, frames * sizeof(*chain->ips));
+	stack = sleepy_table_get(&profile->stacks, hash, stack_match, &key);
+	if (!stack->ips) {
+		*stack = key;
+		stack->ips = sleepy_xrealloc(NULL, frames * sizeof(*stack->ips) ?: 1);
+		memcpy(stack->ips, chain->ips, frames * sizeof(*stack->ips));
+	}
+	stack->samples++;
+	profile->stack_samples++;
+	if (key.flags & (SLEEPY_CALLCHAIN_KERNEL_CUT | SLEEPY_CALLCHAIN_USER_CUT))
+		profile->stacks_cut++;
+	if (key.flags & SLEEPY_CALLCHAIN_USER_FAULT)
+		profile->stacks_unwalkable++;
+	if (frames > profile->max_frames)
+		profile->max_frames = frames;
+}
+
 static void add_sample(struct sleepy_profile *profile,
 		       const struct sleepy_sample *sample)
 {
+	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
+
 	struct sleepy_ip_count key, *count;
 	uint64_t table_key = ip_count_of(sample, profile->by_tid, &key);
 	struct sleepy_app *app;
@@ -308,6 +367,8 @@ static void add_sample(struct sleepy_profile *profile,
 	if (!count->samples)
 		*count = key;
 	count->samples++;
+	if (chain)
+		add_stack(profile, sample, chain);
 }
 
 /* Keeps separators and control bytes out of reports. */

@@ -96,6 +96,21 @@ struct sleepy_mapping {
 	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
 };
 
+/*
+ * Samples of one application with one call stack (a recording made with
+ * -g): @ips holds @nr_kernel kernel frames then @nr_user user frames,
+ * innermost first, as the kernel wrote them.
+ */
+struct sleepy_stack {
+	uint32_t appid;
+	uint16_t nr_kernel;
+	uint16_t nr_user;
+	uint32_t flags;		/* SLEEPY_CALLCHAIN_* */
+	bool in_kernel;		/* the sample hit kernel mode */
+	uint64_t samples;
+	uint64_t *ips;
+};
+
 struct sleepy_sched;
 struct sleepy_irqs;
 
@@ -113,6 +128,11 @@ struct sleepy_profile {
 	bool mappings_indexed;
 	struct sleepy_table paths;	/* the mappings' paths: char * */
 	struct sleepy_ksyms ksyms;	/* the kernel functions kept */
+	struct sleepy_table stacks;	/* struct sleepy_stack, with -g */
+	unsigned int max_frames;	/* most frames of any stack */
+	uint64_t stack_samples;		/* samples with stacks */
+	uint64_t stacks_cut;		/* of them, deeper than --max-stack */
+	uint64_t stacks_unwalkable;	/* ended at a frame without a pointer */
 	/*
 	 * The application looked up last, valid while the table keeps its
 	 * capacity (growing moves the slots): samples come in runs of one.

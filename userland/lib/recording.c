@@ -184,8 +184,19 @@ static size_t min_record_size(uint16_t type)
  */
 static const char *record_damage(const struct sleepy_record_header *header)
 {
+	const struct sleepy_sample *sample = (const void *)header;
 	const struct sleepy_mmap *map = (const void *)header;
+	const struct sleepy_callchain *chain;
 
+	if (header->type == SLEEPY_REC_SAMPLE &&
+	    (chain = sleepy_sample_callchain(sample))) {
+		if (header->size < sizeof(*sample) + sizeof(*chain) ||
+		    header->size < sizeof(*sample) + sizeof(*chain) +
+				   (chain->nr_kernel + chain->nr_user) *
+				   sizeof(chain->ips[0]))
+			return "stack longer than its record";
+		return NULL;
+	}
 	if (header->type != SLEEPY_REC_MMAP)
 		return NULL;
 	if (map->build_id_size > SLEEPY_BUILD_ID_MAX)

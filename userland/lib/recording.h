@@ -134,6 +134,18 @@ const struct sleepy_record_header *
 sleepy_recording_next(struct sleepy_recording *rec);
 
 /*
+ * The stacks of @sample, NULL if it has none.  The reader has checked that
+ * they lie within the record.
+ */
+static inline const struct sleepy_callchain *
+sleepy_sample_callchain(const struct sleepy_sample *sample)
+{
+	if (!(sample->flags & SLEEPY_SAMPLE_CALLCHAIN))
+		return NULL;
+	return (const struct sleepy_callchain *)(sample + 1);
+}
+
+/*
  * A SLEEPY_REC_CPU_STATS record as the current struct: fields an older,
  * shorter record lacks read as 0.
  */

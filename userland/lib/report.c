@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "irq.h"
 #include "report.h"
 #include "sched.h"
@@ -209,7 +210,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	struct sleepy_output out;
 	struct ip_name *names;
 	bool mapped;
-	char text[640], json[1024], frequency[32] = "tick (CONFIG_HZ)";
+	char text[768], json[1280], frequency[32] = "tick (CONFIG_HZ)";
 	size_t napps, nips, i, shown;
 	uint64_t total = 0;
 
@@ -235,6 +236,12 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		snprintf(text + strlen(text), sizeof(text) - strlen(text),
 			 ", %" PRIu64 " switches, %" PRIu64 " wakeups",
 			 profile->sched->switches, profile->sched->wakeups);
+	if (profile->stack_samples)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 ", %" PRIu64 " with stacks (%" PRIu64 " cut at --max-stack, %"
+			 PRIu64 " ended at a frame without a frame pointer)",
+			 profile->stack_samples, profile->stacks_cut,
+			 profile->stacks_unwalkable);
 	snprintf(json, sizeof(json),
 		 "\n  \"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64
 		 ", \"kernel_samples\": %" PRIu64 ", \"cpus\": %u, \"frequency\": %u"
@@ -242,6 +249,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		 ", \"lost_in_stream\": %" PRIu64 ", \"idle\": %" PRIu64 ", \"missed\": %" PRIu64
 		 ", \"table_overflows\": %" PRIu64
 		 ", \"switches\": %" PRIu64 ", \"wakeups\": %" PRIu64
+		 ", \"stack_samples\": %" PRIu64 ", \"stacks_cut\": %" PRIu64
+		 ", \"stacks_unwalkable\": %" PRIu64
 		 ", \"complete\": %s",
 		 profile->samples, total, profile->kernel_samples,
 		 rec->header.ncpus, rec->header.frequency,
@@ -250,12 +259,17 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		 profile->table_overflows,
 		 profile->sched ? profile->sched->switches : 0,
 		 profile->sched ? profile->sched->wakeups : 0,
+		 profile->stack_samples, profile->stacks_cut,
+		 profile->stacks_unwalkable,
 		 rec->finished && !rec->error[0] ? "true" : "false");
 	sleepy_output_begin(&out, stream, opts->format, text, json);
 	if (!total)
 		total = 1;
-	if (opts->nsort) {
-		sleepy_sort_report(&out, opts, profile, ips, nips, total);
+	if (opts->nsort || opts->stack_view) {
+		if (opts->nsort)
+			sleepy_sort_report(&out, opts, profile, ips, nips, total);
+		else
+			sleepy_callgraph_report(&out, opts, profile);
 		sleepy_output_end(&out);
 		free(apps);
 		free(ips);

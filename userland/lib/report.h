@@ -29,6 +29,14 @@ enum sleepy_sort_key {
 	SLEEPY_SORT_KEYS
 };
 
+/* Reports of the call stacks, instead of the others. */
+enum sleepy_stack_view {
+	SLEEPY_STACKS_NONE,
+	SLEEPY_STACKS_CHILDREN,	/* --children: inclusive cost per function */
+	SLEEPY_STACKS_CALLERS,	/* --callers FUNCTION */
+	SLEEPY_STACKS_CALLEES,	/* --callees FUNCTION */
+};
+
 struct sleepy_report_options {
 	const char *path;	/* named in the text summary */
 	uint64_t top;		/* rows per report, 0 = all */
@@ -52,6 +60,8 @@ struct sleepy_report_options {
 	/* --sort: one report by these keys instead of all; nsort 0: none. */
 	enum sleepy_sort_key sort[SLEEPY_SORT_KEYS];
 	unsigned int nsort;
+	enum sleepy_stack_view stack_view;
+	const char *stack_function;	/* of --callers and --callees */
 };
 
 #define SLEEPY_CHAIN_MAX_DEPTH	16

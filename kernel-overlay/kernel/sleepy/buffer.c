@@ -77,6 +77,17 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
 	.remove_buf_file	= sleepy_remove_buf_file,
 };
 
+static size_t sleepy_subbuf_size(size_t size)
+{
+	return min(size / SLEEPY_MIN_SUBBUFS, (size_t)SLEEPY_MAX_SUBBUF_SIZE);
+}
+
+/* The largest record a buffer of @size bytes per CPU takes. */
+size_t sleepy_buffer_max_record(size_t size)
+{
+	return sleepy_subbuf_size(size) - sizeof(struct sleepy_subbuf_header);
+}
+
 /**
  * sleepy_buffer_open - allocate @size bytes of buffer on every CPU
  * @buffer: the buffer to set up
@@ -90,8 +101,7 @@ static const struct rchan_callbacks sleepy_relay_callbacks = {
  */
 int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size)
 {
-	size_t subbuf_size = min(size / SLEEPY_MIN_SUBBUFS,
-				 (size_t)SLEEPY_MAX_SUBBUF_SIZE);
+	size_t subbuf_size = sleepy_subbuf_size(size);
 	unsigned long pages = (size >> PAGE_SHIFT) * num_online_cpus();
 	unsigned int cpu;
 

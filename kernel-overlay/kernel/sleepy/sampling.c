@@ -3,7 +3,8 @@
  * sleepy: taking samples, from the scheduler tick or a per-CPU hrtimer.
  *
  * Writers: the sampling interrupt of each CPU (hard-irq) records the
- * interrupted context of its own CPU into its own buffer; the scheduler,
+ * interrupted context of its own CPU, and its stacks if asked (stack.c),
+ * into its own buffer; the scheduler,
  * switching a CPU from its idle task to a task, restarts that CPU's parked
  * timer with interrupts off.  Neither ever touches another CPU's timer or
  * flags.
@@ -73,7 +74,10 @@ static struct sleepy_session *sleepy_timer_session(void)
 static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 {
 	struct task_struct *task = current;
-	struct sleepy_sample sample = {};
+	struct sleepy_sample local, *sample;
+	struct pt_regs *user_regs = NULL;
+	size_t size = sizeof(local);
+	u32 appid;
 
 	if (!regs)
 		return;
@@ -82,26 +86,34 @@ static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 		return;
 	}
 
-	sample.appid = sleepy_apps_lookup(session->apps, task->tgid);
+	appid = sleepy_apps_lookup(session->apps, task->tgid);
 	/* With a pid filter, only the selected processes have an appid. */
-	if (session->filter && sample.appid == SLEEPY_APPID_UNKNOWN)
+	if (session->filter && appid == SLEEPY_APPID_UNKNOWN)
 		return;
 
-	sample.time_ns = sleepy_now();
-	sample.tid = task->pid;
-	if (!user_mode(regs)) {
-		sample.flags |= SLEEPY_SAMPLE_IN_KERNEL;
-		if (session->attr.flags & SLEEPY_FLAG_KERNEL)
-			sample.kernel_ip = instruction_pointer(regs);
+	sample = sleepy_stack_sample(session);
+	if (!sample) {
+		memset(&local, 0, sizeof(local));
+		sample = &local;
 	}
-	if (task->flags & PF_KTHREAD)
-		sample.flags |= SLEEPY_SAMPLE_KERNEL_THREAD;
-	else
-		sample.user_ip = instruction_pointer(user_mode(regs) ? regs :
-						     task_pt_regs(task));
+	sample->appid = appid;
+	sample->time_ns = sleepy_now();
+	sample->tid = task->pid;
+	if (!user_mode(regs)) {
+		sample->flags |= SLEEPY_SAMPLE_IN_KERNEL;
+		if (session->attr.flags & SLEEPY_FLAG_KERNEL)
+			sample->kernel_ip = instruction_pointer(regs);
+	}
+	if (task->flags & PF_KTHREAD) {
+		sample->flags |= SLEEPY_SAMPLE_KERNEL_THREAD;
+	} else {
+		user_regs = user_mode(regs) ? regs : task_pt_regs(task);
+		sample->user_ip = instruction_pointer(user_regs);
+	}
+	if (sample != &local)
+		size = sleepy_stack_fill(session, sample, regs, user_regs);
 
-	sleepy_buffer_write(&session->buffer, &sample, SLEEPY_REC_SAMPLE,
-			    sizeof(sample));
+	sleepy_buffer_write(&session->buffer, sample, SLEEPY_REC_SAMPLE, size);
 }
 
 void __sleepy_tick(struct pt_regs *regs)

@@ -83,7 +83,10 @@ static int sleepy_check_attr(const struct sleepy_attr *attr)
 {
 	u64 size = attr->buffer_size;
 
-	if (attr->flags & ~SLEEPY_FLAGS_ALL || attr->__reserved)
+	if (attr->flags & ~SLEEPY_FLAGS_ALL)
+		return -EINVAL;
+	if (attr->max_stack && (!(attr->flags & SLEEPY_FLAG_CALLCHAIN) ||
+				attr->max_stack > SLEEPY_MAX_STACK))
 		return -EINVAL;
 	if (attr->frequency > READ_ONCE(sleepy_max_frequency))
 		return -EINVAL;
@@ -93,6 +96,11 @@ static int sleepy_check_attr(const struct sleepy_attr *attr)
 	if (attr->pid > PID_MAX_LIMIT)
 		return -EINVAL;
 	if ((attr->flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !attr->pid)
+		return -EINVAL;
+	/* The largest sample with stacks must fit into a sub-buffer. */
+	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) &&
+	    sleepy_stack_record_size(attr->max_stack ?: SLEEPY_DEFAULT_MAX_STACK) >
+	    sleepy_buffer_max_record(size ?: SLEEPY_DEFAULT_BUFFER_SIZE))
 		return -EINVAL;
 	return 0;
 }
@@ -134,6 +142,7 @@ static void sleepy_session_free(struct sleepy_session *session)
 {
 	sleepy_apps_destroy(session->apps);
 	sleepy_irq_destroy(session);
+	sleepy_stack_destroy(session);
 	if (session->buffer.chan)
 		sleepy_buffer_close(&session->buffer);
 	put_pid(session->filter);
@@ -150,6 +159,8 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	if (!session)
 		return ERR_PTR(-ENOMEM);
 	session->attr = *attr;
+	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) && !attr->max_stack)
+		session->attr.max_stack = SLEEPY_DEFAULT_MAX_STACK;
 	if (attr->frequency)
 		session->period = ns_to_ktime(NSEC_PER_SEC / attr->frequency);
 	if (attr->pid) {
@@ -163,6 +174,9 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	if (!session->apps)
 		goto fail;
 	err = sleepy_irq_create(session);
+	if (err)
+		goto fail;
+	err = sleepy_stack_create(session);
 	if (err)
 		goto fail;
 	err = sleepy_buffer_open(&session->buffer, size);

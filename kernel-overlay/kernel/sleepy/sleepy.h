@@ -2,7 +2,8 @@
 /*
  * Internal interfaces of the sleepy profiler: the appid tables (apps.c),
  * the per-CPU record buffer (buffer.c), the session (session.c) with its
- * sampling timers (sampling.c), process hooks (process.c), scheduler
+ * sampling timers (sampling.c) and stacks (stack.c), process hooks
+ * (process.c), scheduler
  * hooks (sched.c) and interrupt histograms (irq.c), and what the KUnit
  * tests reach.
  */
@@ -20,6 +21,7 @@
 #include <uapi/linux/sleepy.h>
 
 struct pid;
+struct pt_regs;
 struct rchan;
 struct task_struct;
 
@@ -111,6 +113,7 @@ struct sleepy_buffer {
 };
 
 int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size);
+size_t sleepy_buffer_max_record(size_t size);
 void sleepy_buffer_close(struct sleepy_buffer *buffer);
 void sleepy_buffer_flush(struct sleepy_buffer *buffer);
 bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
@@ -135,6 +138,7 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
  * @table_overflows: copy of apps->overflows kept after the stop
  * @irq: per-CPU interrupt histograms, with SLEEPY_FLAG_IRQ
+ * @stack_scratch: per-CPU sample with stacks, with SLEEPY_FLAG_CALLCHAIN
  */
 struct sleepy_irq_cpu;
 
@@ -149,6 +153,7 @@ struct sleepy_session {
 	u64 stop_ns;
 	u64 table_overflows;
 	struct sleepy_irq_cpu __percpu *irq;
+	void __percpu *stack_scratch;
 };
 
 /* The running session for the hooks: published under RCU. */
@@ -163,6 +168,15 @@ static inline u64 sleepy_now(void)
 void sleepy_sampling_start(struct sleepy_session *session);
 void sleepy_sampling_stop(void);
 int sleepy_sampling_init(void);
+
+/* stack.c: call stacks of the samples, with SLEEPY_FLAG_CALLCHAIN. */
+size_t sleepy_stack_record_size(u32 max_stack);
+int sleepy_stack_create(struct sleepy_session *session);
+void sleepy_stack_destroy(struct sleepy_session *session);
+struct sleepy_sample *sleepy_stack_sample(struct sleepy_session *session);
+size_t sleepy_stack_fill(struct sleepy_session *session,
+			 struct sleepy_sample *sample, struct pt_regs *regs,
+			 struct pt_regs *user_regs);
 
 /* sched.c: the context switch and wakeup hooks; cpus_read_lock() held. */
 void sleepy_sched_start(struct sleepy_session *session);

@@ -25,16 +25,18 @@
  * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
  * kernel without sleepy (or with another version) from a failing call.
  */
-#define SLEEPY_ABI_VERSION		3
+#define SLEEPY_ABI_VERSION		4
 
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
 #define SLEEPY_FLAG_FOLLOW_CHILDREN	(1ULL << 1) /* pid filter: add descendants */
 #define SLEEPY_FLAG_SCHED		(1ULL << 2) /* context switches, wakeups */
 #define SLEEPY_FLAG_IRQ			(1ULL << 3) /* interrupt histograms */
+#define SLEEPY_FLAG_CALLCHAIN		(1ULL << 4) /* call stacks per sample */
 #define SLEEPY_FLAGS_ALL		(SLEEPY_FLAG_KERNEL | \
 					 SLEEPY_FLAG_FOLLOW_CHILDREN | \
-					 SLEEPY_FLAG_SCHED | SLEEPY_FLAG_IRQ)
+					 SLEEPY_FLAG_SCHED | SLEEPY_FLAG_IRQ | \
+					 SLEEPY_FLAG_CALLCHAIN)
 
 /*
  * Limits enforced by sleepy_start().  The highest frequency accepted is
@@ -47,6 +49,8 @@
 #define SLEEPY_MIN_BUFFER_SIZE		(8U << 10)
 #define SLEEPY_MAX_BUFFER_SIZE		(256U << 20)
 #define SLEEPY_DEFAULT_BUFFER_SIZE	(1U << 20)
+#define SLEEPY_DEFAULT_MAX_STACK	127	/* frames, perf_event_max_stack's */
+#define SLEEPY_MAX_STACK		1024
 
 /**
  * struct sleepy_attr - what sleepy_start() should record
@@ -57,6 +61,10 @@
  *	on every scheduler tick (CONFIG_HZ)
  * @flags: SLEEPY_FLAG_*
  * @pid: 0 for every task, else only this process (see FOLLOW_CHILDREN)
+ * @max_stack: with SLEEPY_FLAG_CALLCHAIN, the most frames kept of a
+ *	sample's user stack, and of its kernel stack; 0 means
+ *	SLEEPY_DEFAULT_MAX_STACK, at most SLEEPY_MAX_STACK.  0 without it.
+ *	The largest sample must fit into one eighth of @buffer_size.
  * @buffer_size: bytes of relay buffer per CPU, 0 for the default; a multiple
  *	of the page size between SLEEPY_MIN_ and SLEEPY_MAX_BUFFER_SIZE
  */
@@ -65,7 +73,7 @@ struct sleepy_attr {
 	__u32 frequency;
 	__u64 flags;
 	__u32 pid;
-	__u32 __reserved;
+	__u32 max_stack;
 	__u64 buffer_size;
 };
 
@@ -158,6 +166,7 @@ struct sleepy_subbuf_header {
 /* sleepy_sample.flags */
 #define SLEEPY_SAMPLE_IN_KERNEL		(1U << 0) /* interrupt hit kernel mode */
 #define SLEEPY_SAMPLE_KERNEL_THREAD	(1U << 1) /* no user context at all */
+#define SLEEPY_SAMPLE_CALLCHAIN		(1U << 2) /* a sleepy_callchain follows */
 
 /**
  * struct sleepy_sample - one sample of the interrupted context
@@ -169,6 +178,11 @@ struct sleepy_subbuf_header {
  * @tid: thread id (global pid namespace)
  * @appid: application instance, announced by a SLEEPY_REC_APP_START; 0 is
  *	"unknown" (a task the tables could not map)
+ * @flags: SLEEPY_SAMPLE_*
+ *
+ * In a session with SLEEPY_FLAG_CALLCHAIN every sample has
+ * SLEEPY_SAMPLE_CALLCHAIN and is followed, within its record, by its
+ * stacks.
  */
 struct sleepy_sample {
 	struct sleepy_record_header header;
@@ -179,6 +193,35 @@ struct sleepy_sample {
 	__u32 appid;
 	__u32 flags;
 	__u32 __reserved;
+};
+
+/* sleepy_callchain.flags: a stack is cut short, never silently. */
+#define SLEEPY_CALLCHAIN_KERNEL_CUT	(1U << 0) /* deeper than max_stack */
+#define SLEEPY_CALLCHAIN_USER_CUT	(1U << 1) /* deeper than max_stack */
+/*
+ * The user walk stopped at a frame it could not read (not in memory) or
+ * whose frame pointer did not lead up the stack (code built without frame
+ * pointers, as most of a distribution's libraries are): the frames kept are
+ * right, the outer ones are missing.
+ */
+#define SLEEPY_CALLCHAIN_USER_FAULT	(1U << 2)
+
+/**
+ * struct sleepy_callchain - the stacks of a sample, after its
+ *	struct sleepy_sample in the same record
+ * @nr_kernel: kernel frames, the first of @ips; only for a sample that hit
+ *	kernel mode in a session with SLEEPY_FLAG_KERNEL
+ * @nr_user: user frames, after the kernel ones; none for kernel threads
+ * @flags: SLEEPY_CALLCHAIN_*
+ * @ips: innermost frame first in each stack: the interrupted (or, for the
+ *	user stack of a sample in kernel mode, the entry's) instruction
+ *	pointer, then the return addresses of its callers, outwards
+ */
+struct sleepy_callchain {
+	__u16 nr_kernel;
+	__u16 nr_user;
+	__u32 flags;
+	__u64 ips[];
 };
 
 #define SLEEPY_APP_NAME_LEN		16

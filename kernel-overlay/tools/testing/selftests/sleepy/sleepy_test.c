@@ -4,7 +4,8 @@
  * writes: every documented error, the session file descriptor and its
  * ioctls, start/stop cycles, appids across fork, exec and pid reuse, the
  * start walk (zombies, a fork storm, a pid filter), executable mappings,
- * and the accounting of samples and drops.  Needs root.
+ * call stacks (user and kernel, cut at the depth asked for) and the
+ * accounting of samples and drops.  Needs root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -267,7 +268,14 @@ TEST_F(sleepy, bad_attr)
 
 	a = self->attr; a.flags = 1ull << 40;
 	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
-	a = self->attr; a.__reserved = 1;
+	a = self->attr; a.max_stack = 8;	/* without SLEEPY_FLAG_CALLCHAIN */
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
+	a = self->attr; a.flags = SLEEPY_FLAG_CALLCHAIN;
+	a.max_stack = SLEEPY_MAX_STACK + 1;
+	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
+	/* Eight sub-buffers of 1K: no room for a stack of 127 frames. */
+	a = self->attr; a.flags = SLEEPY_FLAG_CALLCHAIN;
+	a.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
 	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.frequency = SLEEPY_MAX_FREQUENCY + 1;
 	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
@@ -660,6 +668,174 @@ TEST_F(sleepy, pid_reuse_new_appid)
 	EXPECT_EQ(first->instance + 1, second->instance);
 	EXPECT_TRUE(has_exit(&s, first->appid));
 	EXPECT_TRUE(has_exit(&s, second->appid));
+	free(s.records);
+}
+
+/*
+ * A known call chain, built with frame pointers (-fno-omit-frame-pointer):
+ * stack_outer -> stack_middle -> stack_inner, which spins.  Each callee
+ * notes the return address into its caller, what the user stack of a
+ * sample in stack_inner must hold after its IP.
+ */
+static volatile unsigned long stack_return_middle, stack_return_outer;
+static volatile unsigned long stack_spins;
+
+static void __attribute__((noinline)) stack_inner(int ms)
+{
+	struct timespec start, now;
+
+	stack_return_middle = (unsigned long)__builtin_return_address(0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 100000; i++)
+			stack_spins++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static void __attribute__((noinline)) stack_middle(int ms)
+{
+	stack_return_outer = (unsigned long)__builtin_return_address(0);
+	stack_inner(ms);
+	__asm__ volatile("" ::: "memory");	/* no tail call */
+}
+
+static void __attribute__((noinline)) stack_outer(int ms)
+{
+	stack_middle(ms);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Recurses @depth times, then spins: a stack deeper than max_stack. */
+static int __attribute__((noinline)) stack_deep(int depth, int ms)
+{
+	if (depth)
+		return stack_deep(depth - 1, ms) + 1;
+	stack_inner(ms);
+	return 0;
+}
+
+/* Reads a lot from /dev/zero: time in the kernel, entered from here. */
+static void read_zero(int ms)
+{
+	static char buf[1 << 16];
+	struct timespec start, now;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 16; i++)
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	close(fd);
+}
+
+/* The stacks of @s's sample @r, or NULL; fails the test if malformed. */
+static struct sleepy_callchain *chain_of(struct __test_metadata *_metadata,
+					 struct sleepy_sample *r)
+{
+	struct sleepy_callchain *chain = (void *)(r + 1);
+
+	if (!(r->flags & SLEEPY_SAMPLE_CALLCHAIN))
+		return NULL;
+	EXPECT_GE(r->header.size, sizeof(*r) + sizeof(*chain) +
+		  (chain->nr_kernel + chain->nr_user) * sizeof(chain->ips[0]));
+	return chain;
+}
+
+/*
+ * -g: every sample of a session with SLEEPY_FLAG_CALLCHAIN has stacks; a
+ * sample in stack_inner has the chain stack_inner <- stack_middle <-
+ * stack_outer; a sample in the kernel (-k) has kernel frames, starting at
+ * its kernel IP, before the user frames, starting at its user IP.
+ */
+TEST_F(sleepy, call_stacks)
+{
+	unsigned int with_chain = 0, known = 0, kernel = 0, samples = 0;
+	struct sleepy_sample *r;
+	struct stream s;
+
+	self->attr.frequency = 2000;
+	self->attr.pid = getpid();
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN | SLEEPY_FLAG_KERNEL;
+	ASSERT_EQ(0, start(self, &self->attr));
+	stack_outer(400);
+	read_zero(400);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_callchain *chain;
+		__u64 *user;
+
+		if (r->header.type != SLEEPY_REC_SAMPLE ||
+		    r->tid != (uint32_t)getpid())
+			continue;
+		samples++;
+		chain = chain_of(_metadata, r);
+		if (!chain)
+			continue;
+		with_chain++;
+		user = chain->ips + chain->nr_kernel;
+		ASSERT_LE(1, chain->nr_user);
+		EXPECT_EQ(r->user_ip, user[0]);
+		if (chain->nr_user >= 3 && user[1] == stack_return_middle &&
+		    user[2] == stack_return_outer)
+			known++;
+		if ((r->flags & SLEEPY_SAMPLE_IN_KERNEL) && chain->nr_kernel >= 2) {
+			EXPECT_EQ(r->kernel_ip, chain->ips[0]);
+			kernel++;
+		}
+		EXPECT_EQ(0, chain->flags & (SLEEPY_CALLCHAIN_USER_CUT |
+					     SLEEPY_CALLCHAIN_KERNEL_CUT));
+	}
+	EXPECT_LT(100, samples);
+	EXPECT_EQ(samples, with_chain);
+	/* The spin loop is stack_inner's; clock_gettime() is a few. */
+	EXPECT_LT(samples / 4, known)
+		TH_LOG("%u of %u samples with stack_inner <- stack_middle <- stack_outer",
+		       known, samples);
+	EXPECT_LT(samples / 10, kernel)
+		TH_LOG("%u of %u samples with a kernel stack", kernel, samples);
+	free(s.records);
+}
+
+/* A stack deeper than max_stack keeps its innermost frames, flagged. */
+TEST_F(sleepy, call_stacks_cut_at_max_stack)
+{
+	unsigned int deep = 0, samples = 0;
+	struct sleepy_sample *r;
+	struct stream s;
+
+	self->attr.frequency = 2000;
+	self->attr.pid = getpid();
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN;
+	self->attr.max_stack = 4;
+	ASSERT_EQ(0, start(self, &self->attr));
+	stack_deep(20, 400);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_callchain *chain;
+
+		if (r->header.type != SLEEPY_REC_SAMPLE ||
+		    r->tid != (uint32_t)getpid())
+			continue;
+		samples++;
+		chain = chain_of(_metadata, r);
+		ASSERT_TRUE(chain != NULL);
+		EXPECT_LE(chain->nr_user, 4);
+		EXPECT_EQ(0, chain->nr_kernel);	/* no SLEEPY_FLAG_KERNEL */
+		if (chain->nr_user == 4 &&
+		    (chain->flags & SLEEPY_CALLCHAIN_USER_CUT))
+			deep++;
+	}
+	EXPECT_LT(100, samples);
+	EXPECT_LT(samples / 2, deep)
+		TH_LOG("%u of %u samples cut at 4 frames", deep, samples);
 	free(s.records);
 }
 

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy: call stacks of the samples (SLEEPY_FLAG_CALLCHAIN).
+ *
+ * Writer: the sampling interrupt of each CPU (hard-irq), which builds its
+ * sample, stacks included, in its CPU's scratch record and copies that
+ * into its buffer.  Hard interrupts do not nest, so a CPU's scratch record
+ * has one user at a time.  It is allocated with the session, before any
+ * hook can see it, and freed with the session, after the stop's grace
+ * period, when no interrupt still samples for it.
+ *
+ * The kernel stack comes from the kernel's own unwinder, started at the
+ * interrupted registers.  The user stack is walked by frame pointers with
+ * copy_from_user_nofault(): page faults are off in interrupt context, so a
+ * frame not in memory ends the walk, as does a frame pointer that does not
+ * lead up the stack (code built without frame pointers).  Either end, and
+ * a stack deeper than the session's max_stack, is flagged in the record:
+ * a stack is never shortened silently.
+ */
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
+#include <linux/uaccess.h>
+
+#include "sleepy.h"
+
+/* The user stack frame that a frame pointer points to. */
+struct sleepy_user_frame {
+	unsigned long next_fp;
+	unsigned long return_ip;
+};
+
+struct sleepy_compat_frame {
+	u32 next_fp;
+	u32 return_ip;
+};
+
+/**
+ * sleepy_stack_record_size - bytes of the largest sample with stacks
+ * @max_stack: frames per stack
+ */
+size_t sleepy_stack_record_size(u32 max_stack)
+{
+	return sizeof(struct sleepy_sample) + sizeof(struct sleepy_callchain) +
+	       2 * max_stack * sizeof(u64);
+}
+
+/*
+ * The scratch record: the largest sample, then max_stack + 1 entries for
+ * the unwinder (one more than kept, to tell a cut stack from one exactly
+ * that deep).
+ */
+int sleepy_stack_create(struct sleepy_session *session)
+{
+	u32 max_stack = session->attr.max_stack;
+
+	if (!(session->attr.flags & SLEEPY_FLAG_CALLCHAIN))
+		return 0;
+	session->stack_scratch =
+		__alloc_percpu(sleepy_stack_record_size(max_stack) +
+			       (max_stack + 1) * sizeof(unsigned long),
+			       sizeof(u64));
+	return session->stack_scratch ? 0 : -ENOMEM;
+}
+
+void sleepy_stack_destroy(struct sleepy_session *session)
+{
+	free_percpu(session->stack_scratch);
+	session->stack_scratch = NULL;
+}
+
+/* This CPU's scratch sample, zeroed; NULL without SLEEPY_FLAG_CALLCHAIN. */
+struct sleepy_sample *sleepy_stack_sample(struct sleepy_session *session)
+{
+	struct sleepy_sample *sample;
+
+	if (!session->stack_scratch)
+		return NULL;
+	sample = this_cpu_ptr(session->stack_scratch);
+	memset(sample, 0, sizeof(*sample) + sizeof(struct sleepy_callchain));
+	return sample;
+}
+
+static unsigned int sleepy_kernel_stack(struct pt_regs *regs, u64 *ips,
+					unsigned long *unwound, u32 max_stack,
+					u32 *flags)
+{
+	unsigned int n = stack_trace_save_regs(regs, unwound, max_stack + 1, 0);
+	unsigned int i;
+
+	if (n > max_stack) {
+		n = max_stack;
+		*flags |= SLEEPY_CALLCHAIN_KERNEL_CUT;
+	}
+	for (i = 0; i < n; i++)
+		ips[i] = unwound[i];
+	return n;
+}
+
+/* A 32-bit task on a 64-bit kernel: its frames hold 32-bit pointers. */
+static bool sleepy_user_compat(struct pt_regs *regs)
+{
+#ifdef CONFIG_IA32_EMULATION
+	return !user_64bit_mode(regs);
+#else
+	return false;
+#endif
+}
+
+static bool sleepy_read_user_frame(unsigned long fp, bool compat,
+				   struct sleepy_user_frame *frame)
+{
+	struct sleepy_compat_frame frame32;
+
+	if (!compat)
+		return !copy_from_user_nofault(frame, (const void __user *)fp,
+					       sizeof(*frame));
+	if (copy_from_user_nofault(&frame32, (const void __user *)fp,
+				   sizeof(frame32)))
+		return false;
+	frame->next_fp = frame32.next_fp;
+	frame->return_ip = frame32.return_ip;
+	return true;
+}
+
+/*
+ * Frame pointers from @regs outwards.  The outermost frame (_start, a new
+ * thread's) has a zero frame pointer or return address; every other frame
+ * lies above the one it was reached from, which also bounds the walk.
+ */
+static unsigned int sleepy_user_stack(struct pt_regs *regs, u64 *ips,
+				      u32 max_stack, u32 *flags)
+{
+	bool compat = sleepy_user_compat(regs);
+	size_t frame_size = compat ? sizeof(struct sleepy_compat_frame) :
+				     sizeof(struct sleepy_user_frame);
+	unsigned long fp = frame_pointer(regs);
+	unsigned long lowest = user_stack_pointer(regs);
+	unsigned int n = 0;
+
+	ips[n++] = instruction_pointer(regs);
+	while (fp) {
+		struct sleepy_user_frame frame;
+
+		if (n == max_stack) {
+			*flags |= SLEEPY_CALLCHAIN_USER_CUT;
+			break;
+		}
+		if (fp < lowest || !IS_ALIGNED(fp, frame_size / 2) ||
+		    !sleepy_read_user_frame(fp, compat, &frame)) {
+			*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
+			break;
+		}
+		if (!frame.return_ip)
+			break;
+		ips[n++] = frame.return_ip;
+		lowest = fp + frame_size;
+		fp = frame.next_fp;
+	}
+	return n;
+}
+
+/**
+ * sleepy_stack_fill - add the stacks to a sample built by sleepy_stack_sample()
+ * @session: the session
+ * @sample: this CPU's scratch sample, its fixed part filled in
+ * @regs: the interrupted registers
+ * @user_regs: the task's user registers, NULL for a kernel thread
+ *
+ * Hard-irq context.  Returns the size of the record.
+ */
+size_t sleepy_stack_fill(struct sleepy_session *session,
+			 struct sleepy_sample *sample, struct pt_regs *regs,
+			 struct pt_regs *user_regs)
+{
+	struct sleepy_callchain *chain = (void *)(sample + 1);
+	u32 max_stack = session->attr.max_stack;
+	unsigned int nr_kernel = 0, nr_user = 0;
+	u32 flags = 0;
+
+	if (!user_mode(regs) && (session->attr.flags & SLEEPY_FLAG_KERNEL))
+		nr_kernel = sleepy_kernel_stack(regs, chain->ips,
+						(void *)sample +
+						sleepy_stack_record_size(max_stack),
+						max_stack, &flags);
+	/* An exiting task that dropped its mm has no user stack left. */
+	if (user_regs && current->mm)
+		nr_user = sleepy_user_stack(user_regs, chain->ips + nr_kernel,
+					    max_stack, &flags);
+	chain->nr_kernel = nr_kernel;
+	chain->nr_user = nr_user;
+	chain->flags = flags;
+	sample->flags |= SLEEPY_SAMPLE_CALLCHAIN;
+	return sizeof(*sample) + sizeof(*chain) +
+	       (nr_kernel + nr_user) * sizeof(u64);
+}
