@@ -32,7 +32,9 @@ typedef Perftools__Profiles__Function Function;
 
 struct sample_entry {
 	Sample sample;
-	uint64_t location_id;
+	uint64_t location_id;		/* the one location of a sample... */
+	uint64_t *location_ids;		/* ...or its stack's, leaf first */
+	size_t nlocations;
 	int64_t values[MAX_VALUES];
 	Label labels[MAX_LABELS];
 	Label *label_ptrs[MAX_LABELS];
@@ -279,24 +281,28 @@ static int64_t source_line(struct builder *b, const struct sleepy_mapping *map,
 	return strtoll(colon + 1, NULL, 10);
 }
 
-/* The location of one aggregated IP of @app. */
+/*
+ * The location of @app's @ip: a kernel one if @in_kernel.  A return
+ * address is named, and its line found, by the call before it.
+ */
 static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
-			    const struct sleepy_ip_count *count)
+			    uint64_t ip, bool in_kernel, bool return_address)
 {
+	uint64_t lookup = return_address && ip ? ip - 1 : ip;
 	const struct sleepy_mapping *map;
 	const char *name, *dso;
 	char file[256];
 	int64_t line;
 
-	if (!count->in_kernel) {
-		name = sleepy_report_function(b->opts, b->profile, app,
-					      count->ip, &dso);
-		map = sleepy_profile_mapping(b->profile, app, count->ip);
+	if (!in_kernel) {
+		name = sleepy_report_function(b->opts, b->profile, app, lookup,
+					      &dso);
+		map = sleepy_profile_mapping(b->profile, app, lookup);
 		if (!map)
-			return location_id(b, 0, count->ip,
+			return location_id(b, 0, ip,
 					   function_id(b, name, dso, NULL), 0);
-		line = source_line(b, map, count->ip, file, sizeof(file));
-		return location_id(b, user_mapping_id(b, map, line), count->ip,
+		line = source_line(b, map, lookup, file, sizeof(file));
+		return location_id(b, user_mapping_id(b, map, line), ip,
 				   function_id(b, name, dso, line ? file : NULL),
 				   line);
 	}
@@ -304,22 +310,22 @@ static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
 	 * Recorded without -k, the IP is where the task entered the kernel:
 	 * one [kernel] location, as perf shows a sample with no kernel IP.
 	 */
-	name = sleepy_report_kernel_function(b->profile, count->ip, &dso);
-	if (!name && !(count->ip >> 63))
+	name = sleepy_report_kernel_function(b->profile, lookup, &dso);
+	if (!name && !(ip >> 63))
 		return location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0);
-	return location_id(b, kernel_mapping_id(b, count->ip), count->ip,
+	return location_id(b, kernel_mapping_id(b, ip), ip,
 			   function_id(b, name, dso, NULL), 0);
 }
 
-static void add_sample(struct builder *b, const struct sleepy_app *app,
-		       const struct sleepy_ip_count *count, uint64_t period_ns)
+static struct sample_entry *add_sample(struct builder *b,
+				       const struct sleepy_app *app,
+				       uint64_t samples, uint64_t period_ns)
 {
 	struct sample_entry *e = vec_push(&b->samples);
 
 	perftools__profiles__sample__init(&e->sample);
-	e->location_id = ip_location(b, app, count);
-	e->values[0] = count->samples;
-	e->values[1] = count->samples * period_ns;
+	e->values[0] = samples;
+	e->values[1] = samples * period_ns;
 	e->sample.n_value = period_ns ? 2 : 1;
 	perftools__profiles__label__init(&e->labels[0]);
 	e->labels[0].key = b->str_app;
@@ -328,6 +334,79 @@ static void add_sample(struct builder *b, const struct sleepy_app *app,
 	e->labels[1].key = b->str_pid;
 	e->labels[1].num = app->pid;
 	e->sample.n_label = MAX_LABELS;
+	return e;
+}
+
+/* One sample per application and IP: a recording without stacks. */
+static void add_ips(struct builder *b, uint64_t period_ns)
+{
+	const struct sleepy_app *app = NULL;
+	struct sleepy_ip_count **ips;
+	size_t nips, i, kept = 0;
+
+	ips = sleepy_profile_ips(b->profile, &nips);
+	for (i = 0; i < nips && (!b->opts->top || kept < b->opts->top); i++) {
+		struct sample_entry *e;
+
+		if (!app || app->appid != ips[i]->appid)
+			app = sleepy_profile_app(b->profile, ips[i]->appid);
+		if (!sleepy_report_app_selected(b->opts, app))
+			continue;
+		e = add_sample(b, app, ips[i]->samples, period_ns);
+		e->location_id = ip_location(b, app, ips[i]->ip,
+					     ips[i]->in_kernel, false);
+		kept++;
+	}
+	free(ips);
+}
+
+static int cmp_stacks(const void *a, const void *b)
+{
+	const struct sleepy_stack *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	return x->appid < y->appid ? -1 : x->appid > y->appid;
+}
+
+/* One sample per application and stack (-g), heaviest first. */
+static void add_stacks(struct builder *b, uint64_t period_ns)
+{
+	struct sleepy_stack *stacks;
+	size_t n, i, kept = 0;
+
+	stacks = sleepy_table_sorted(&b->profile->stacks, &n, cmp_stacks);
+	for (i = 0; i < n && (!b->opts->top || kept < b->opts->top); i++) {
+		const struct sleepy_stack *stack = &stacks[i];
+		const struct sleepy_app *app = sleepy_profile_app(b->profile,
+								  stack->appid);
+		const uint64_t *user = stack->ips + stack->nr_kernel;
+		struct sample_entry *e;
+		size_t f;
+
+		if (!sleepy_report_app_selected(b->opts, app))
+			continue;
+		e = add_sample(b, app, stack->samples, period_ns);
+		e->location_ids = sleepy_xrealloc(NULL, (stack->nr_kernel +
+					stack->nr_user + 3) * sizeof(uint64_t));
+		for (f = 0; f < stack->nr_kernel; f++)
+			e->location_ids[e->nlocations++] =
+				ip_location(b, app, stack->ips[f], true, f > 0);
+		if (stack->flags & SLEEPY_CALLCHAIN_KERNEL_CUT)
+			e->location_ids[e->nlocations++] =
+				location_id(b, 0, 0, function_id(b, "[cut]", NULL, NULL), 0);
+		if (stack->in_kernel && !stack->nr_kernel)
+			e->location_ids[e->nlocations++] =
+				location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0);
+		for (f = 0; f < stack->nr_user; f++)
+			e->location_ids[e->nlocations++] =
+				ip_location(b, app, user[f], false, f > 0);
+		if (stack->flags & SLEEPY_CALLCHAIN_USER_CUT)
+			e->location_ids[e->nlocations++] =
+				location_id(b, 0, 0, function_id(b, "[cut]", NULL, NULL), 0);
+		kept++;
+	}
+	free(stacks);
 }
 
 /* Points the messages at each other, now that no array moves. */
@@ -343,8 +422,8 @@ static void **link_all(struct builder *b, Profile *p)
 	for (i = 0; i < b->samples.count; i++) {
 		struct sample_entry *e = vec_at(&b->samples, i);
 
-		e->sample.location_id = &e->location_id;
-		e->sample.n_location_id = 1;
+		e->sample.location_id = e->location_ids ?: &e->location_id;
+		e->sample.n_location_id = e->location_ids ? e->nlocations : 1;
 		e->sample.value = e->values;
 		for (j = 0; j < MAX_LABELS; j++)
 			e->label_ptrs[j] = &e->labels[j];
@@ -442,6 +521,8 @@ static void builder_free(struct builder *b)
 	for (i = 0; i < b->strings.count; i++)
 		free(*(char **)vec_at(&b->strings, i));
 	free(b->strings.data);
+	for (i = 0; i < b->samples.count; i++)
+		free(((struct sample_entry *)vec_at(&b->samples, i))->location_ids);
 	free(b->samples.data);
 	free(b->mappings.data);
 	free(b->locations.data);
@@ -462,10 +543,8 @@ int sleepy_pprof_write(const char *path,
 	ValueType types[MAX_VALUES], period_type;
 	ValueType *type_ptrs[MAX_VALUES] = { &types[0], &types[1] };
 	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	const struct sleepy_app *app = NULL;
-	struct sleepy_ip_count **ips;
-	size_t nips, i, kept = 0, len;
 	struct builder b;
+	size_t len;
 	int64_t comment;
 	char text[512];
 	void **ptrs;
@@ -493,16 +572,10 @@ int sleepy_pprof_write(const char *path,
 	if (profile->end_ns > rec->header.start_time_ns)
 		p.duration_nanos = profile->end_ns - rec->header.start_time_ns;
 
-	ips = sleepy_profile_ips(profile, &nips);
-	for (i = 0; i < nips && (!opts->top || kept < opts->top); i++) {
-		if (!app || app->appid != ips[i]->appid)
-			app = sleepy_profile_app(profile, ips[i]->appid);
-		if (!sleepy_report_app_selected(opts, app))
-			continue;
-		add_sample(&b, app, ips[i], period_ns);
-		kept++;
-	}
-	free(ips);
+	if (profile->stacks.used)
+		add_stacks(&b, period_ns);
+	else
+		add_ips(&b, period_ns);
 
 	ptrs = link_all(&b, &p);
 	len = perftools__profiles__profile__get_packed_size(&p);

@@ -29,6 +29,7 @@
 #include "lib/profile.h"
 #include "lib/diff.h"
 #include "lib/flamegraph.h"
+#include "lib/callgraph.h"
 #include "lib/folded.h"
 #include "lib/ksyms.h"
 #include "lib/irq.h"
@@ -40,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 89
+#define PLANNED_TESTS 98
 
 static int failures, tests;
 
@@ -1438,6 +1439,176 @@ static char *sorted_csv(struct builder *b, const char *keys)
 	return text;
 }
 
+/* A sample with stacks: @nk kernel frames, then @nu user frames. */
+static void put_stack_sample(struct builder *b, uint32_t appid,
+			     uint32_t chain_flags, const uint64_t *kernel,
+			     uint16_t nk, const uint64_t *user, uint16_t nu)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE,
+			    sizeof(s) + sizeof(struct sleepy_callchain) + 8 * (nk + nu), 0 },
+		.time_ns = 2000 + b->size, .user_ip = user[0],
+		.kernel_ip = nk ? kernel[0] : 0, .appid = appid,
+		.flags = SLEEPY_SAMPLE_CALLCHAIN | (nk ? SLEEPY_SAMPLE_IN_KERNEL : 0),
+	};
+	struct sleepy_callchain chain = {
+		.nr_kernel = nk, .nr_user = nu, .flags = chain_flags,
+	};
+
+	put(b, &s, sizeof(s));
+	put(b, &chain, sizeof(chain));
+	put(b, kernel, 8 * nk);
+	put(b, user, 8 * nu);
+}
+
+/* A report of @p with @view (and @function) as CSV, freed by the caller. */
+static char *stack_report(struct sleepy_profile *p, struct sleepy_recording *rec,
+			  const struct sleepy_symbols *symbols,
+			  enum sleepy_stack_view view, const char *function)
+{
+	struct sleepy_report_options opts = {
+		.path = "t", .format = SLEEPY_FORMAT_CSV, .symbols = symbols,
+		.nsymbols = 1, .chain_depth = 1, .stack_view = view,
+		.stack_function = function,
+	};
+	char *text = NULL;
+	size_t size;
+	FILE *f = open_memstream(&text, &size);
+
+	sleepy_report(f, &opts, p, rec);
+	fclose(f);
+	return text;
+}
+
+/*
+ * Call stacks (-g): folded stacks root first with kernel frames under the
+ * user ones, a stack cut at --max-stack marked [cut], a return address
+ * named by the call before it; --children counts a function once per
+ * stack (recursion), --callers and --callees; a stack longer than its
+ * record is damage.
+ */
+static struct sleepy_symbol stack_syms[] = {
+	{ .start = 0x401000, .size = 0x100, .name = "a" },
+	{ .start = 0x401100, .size = 0x100, .name = "b" },
+	{ .start = 0x401200, .size = 0x100, .name = "c" },
+	{ .start = 0x401300, .size = 0x100, .name = "d" },
+	{ .start = 0x401400, .size = 0x100, .name = "main" },
+};
+static const struct sleepy_symbols stack_symbols = {
+	.app_name = "prog", .syms = stack_syms, .count = 5,
+};
+static const uint64_t recursive_stack[] = { 0x401208, 0x401210, 0x401010, 0x401410 };
+
+/*
+ * prog#1's stacks: main -> a -> b -> c (6 samples), main -> a -> d (3),
+ * main -> ? -> read in the kernel (2), one cut at --max-stack whose return
+ * address is b's first byte (the call was a's last instruction), one
+ * recursive in c that ended at a frame without a frame pointer.
+ */
+static struct builder stack_recording(void)
+{
+	static const char ksyms[] =
+		"ffffffff81000000 ffffffff81000100 sys_read\n"
+		"ffffffff81000100 ffffffff81000200 do_syscall_64\n";
+	static const uint64_t abc[] = { 0x401208, 0x401110, 0x401010, 0x401410 };
+	static const uint64_t ad[] = { 0x401304, 0x401020, 0x401410 };
+	static const uint64_t read_user[] = { 0x401500, 0x401420 };
+	static const uint64_t read_kernel[] = { 0xffffffff81000008, 0xffffffff81000110 };
+	static const uint64_t cut[] = { 0x401204, 0x401100 };
+	struct sleepy_text *text;
+	struct builder b = {};
+	int i;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "prog", 1);
+	text = calloc(1, sizeof(*text) + sizeof(ksyms) + 8);
+	memcpy(text->text, ksyms, sizeof(ksyms));
+	text->header = (struct sleepy_record_header) {
+		SLEEPY_REC_KERNEL_SYMBOLS, (sizeof(*text) + sizeof(ksyms) + 7) / 8 * 8, 0,
+	};
+	put(&b, text, text->header.size);
+	free(text);
+	for (i = 0; i < 6; i++)
+		put_stack_sample(&b, 1, 0, NULL, 0, abc, 4);
+	for (i = 0; i < 3; i++)
+		put_stack_sample(&b, 1, 0, NULL, 0, ad, 3);
+	for (i = 0; i < 2; i++)
+		put_stack_sample(&b, 1, 0, read_kernel, 2, read_user, 2);
+	put_stack_sample(&b, 1, SLEEPY_CALLCHAIN_USER_CUT, NULL, 0, cut, 2);
+	put_stack_sample(&b, 1, SLEEPY_CALLCHAIN_USER_FAULT, NULL, 0, recursive_stack, 4);
+	put_trailer(&b, 13, 0);
+	return b;
+}
+
+static void test_call_stacks(void)
+{
+	struct sleepy_report_options opts = { .symbols = &stack_symbols, .nsymbols = 1 };
+	const struct sleepy_symbols *symbols = &stack_symbols;
+	struct builder b = stack_recording();
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	char out[1024], *csv;
+	int ret;
+
+	check(read_all(&b, &rec, &p) == 13 && p.stack_samples == 13 &&
+	      p.stacks_cut == 1 && p.stacks_unwalkable == 1,
+	      "stacks: 13 samples read, all with stacks, 1 cut, 1 unwalkable");
+
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check_output(ret == 0, out,
+		     "prog#1;main;a;b;c 6\n"
+		     "prog#1;main;a;d 3\n"
+		     "prog#1;main;0x401500;do_syscall_64_[k];sys_read_[k] 2\n"
+		     "prog#1;[cut];a;c 1\n"
+		     "prog#1;main;a;c;c 1\n",
+		     "stacks: folded root first, kernel under user, [cut], return addresses by their call");
+
+	csv = stack_report(&p, &rec, symbols, SLEEPY_STACKS_CHILDREN, NULL);
+	check_output(csv != NULL, csv ? strstr(csv, "children,12,") ?: csv : "",
+		     "children,12,92.3077,0,0.0000,prog#1,[.] main\n"
+		     "children,11,84.6154,0,0.0000,prog#1,[.] a\n"
+		     "children,8,61.5385,8,61.5385,prog#1,[.] c\n"
+		     "children,6,46.1538,0,0.0000,prog#1,[.] b\n"
+		     "children,3,23.0769,3,23.0769,prog#1,[.] d\n"
+		     "children,2,15.3846,2,15.3846,prog#1,[k] sys_read\n"
+		     "children,2,15.3846,0,0.0000,prog#1,[k] do_syscall_64\n"
+		     "children,2,15.3846,0,0.0000,prog#1,[.] 0x401500\n"
+		     "children,1,7.6923,0,0.0000,prog#1,[.] [cut]\n",
+		     "stacks: --children, recursion counted once per stack");
+	free(csv);
+	csv = stack_report(&p, &rec, symbols, SLEEPY_STACKS_CALLERS, "c");
+	check_output(csv != NULL, csv ? strstr(csv, "callers,") ?: csv : "",
+		     "callers,6,75.0000,prog#1,[.] b\n"
+		     "callers,2,25.0000,prog#1,[.] a\n"
+		     "callers,1,12.5000,prog#1,[.] c\n",
+		     "stacks: --callers c: b, a (twice: after a cut too), c itself (recursion)");
+	free(csv);
+	csv = stack_report(&p, &rec, symbols, SLEEPY_STACKS_CALLEES, "a");
+	check_output(csv != NULL, csv ? strstr(csv, "callees,") ?: csv : "",
+		     "callees,6,54.5455,prog#1,[.] b\n"
+		     "callees,3,27.2727,prog#1,[.] d\n"
+		     "callees,2,18.1818,prog#1,[.] c\n",
+		     "stacks: --callees a: b, d, c");
+	free(csv);
+	csv = stack_report(&p, &rec, symbols, SLEEPY_STACKS_CALLEES, "nothing");
+	check(csv && strstr(csv, "report,samples,percent,app,function\n") &&
+	      !strstr(csv, "prog#1,"), "stacks: --callees of a function on no stack: no rows");
+	free(csv);
+	sleepy_profile_free(&p);
+
+	/* A stack whose frames run past its record. */
+	b.size -= 4 * 8 + sizeof(struct sleepy_end) + sizeof(struct sleepy_cpu_stats);
+	((struct sleepy_sample *)(b.data + b.size - sizeof(struct sleepy_sample) -
+				  sizeof(struct sleepy_callchain)))->header.size -= 8;
+	put(&b, recursive_stack, 3 * 8);
+	put_trailer(&b, 13, 0);
+	read_all(&b, &rec, &p);
+	check(strstr(rec.error, "stack longer than its record") != NULL,
+	      "stacks: a stack longer than its record is damage: %s", rec.error);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 /*
  * --sort: samples grouped by the keys in their order, by thread with tid,
  * perf's [.] and [k] marks on symbols; bad key lists refused.
@@ -1588,6 +1759,59 @@ static int64_t pprof_samples(const Pprof *p, const char *function,
 		total += s->value[0];
 	}
 	return total;
+}
+
+/*
+ * --pprof of a recording with stacks: one sample per stack, its locations
+ * leaf first, kernel frames before user ones, a cut stack ending in [cut].
+ */
+static void test_pprof_stacks(void)
+{
+	static const char *const want[] = { "c", "b", "a", "main" };
+	struct sleepy_report_options opts = {
+		.path = "t", .symbols = &stack_symbols, .nsymbols = 1,
+	};
+	char path[] = "/tmp/sleepy-pprof-stacks-XXXXXX";
+	struct builder b = stack_recording();
+	const Perftools__Profiles__Sample *s;
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	bool chain = true, kernel = false, cut = false;
+	Pprof *pp = NULL;
+	size_t i, j;
+	int fd;
+
+	read_all(&b, &rec, &p);
+	fd = mkstemp(path);
+	close(fd);
+	if (!sleepy_pprof_write(path, &opts, &p, &rec))
+		pp = read_pprof(path);
+	unlink(path);
+	check(pp && pp->n_sample == 5 && pp->sample[0]->value[0] == 6,
+	      "pprof stacks: a sample per stack, heaviest first");
+	if (pp) {
+		s = pp->sample[0];
+		chain = s->n_location_id == 4;
+		for (i = 0; chain && i < 4; i++)
+			chain = !strcmp(pprof_function(pp, s->location_id[i]), want[i]);
+		for (i = 0; i < pp->n_sample; i++) {
+			s = pp->sample[i];
+			for (j = 0; j + 1 < s->n_location_id; j++)
+				kernel |= !strcmp(pprof_function(pp, s->location_id[j]), "sys_read") &&
+					  !strcmp(pprof_function(pp, s->location_id[j + 1]), "do_syscall_64") &&
+					  j + 3 < s->n_location_id &&
+					  !strcmp(pprof_function(pp, s->location_id[j + 3]), "main");
+			cut |= s->n_location_id == 3 &&
+			       !strcmp(pprof_function(pp, s->location_id[2]), "[cut]") &&
+			       !strcmp(pprof_function(pp, s->location_id[1]), "a");
+		}
+	}
+	check(pp && chain && kernel && cut,
+	      "pprof stacks: c, b, a, main leaf first; sys_read, do_syscall_64 then user frames; [cut] at the root");
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	sleepy_profile_free(&p);
+	free(b.data);
 }
 
 #define PPROF_TESTS 8
@@ -1774,5 +1998,7 @@ int main(int argc, char **argv)
 	test_pprof();
 	test_flamegraph();
 	test_sort();
+	test_call_stacks();
+	test_pprof_stacks();
 	return failures ? 1 : 0;
 }
