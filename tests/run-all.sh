@@ -275,7 +275,7 @@ stage "guests: normal, then -icount; the debug one (started before) ends" "4 min
 # debug about 1000 s beside the series check, on the 2-core machine).
 guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 240 ""
 guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
-	tools accuracy idle drain sched irq abi-attack
+	tools accuracy idle drain sched irq stacks abi-attack
 # 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
 	build/kernel-normal/arch/x86/boot/bzImage 120 "kunit.enable=0"

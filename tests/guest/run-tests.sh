@@ -21,5 +21,6 @@ group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh
 group sched /sleepy/guest/test-sched.sh
 group irq /sleepy/guest/test-irq.sh
+group stacks /sleepy/guest/test-stacks.sh
 group abi-attack /sleepy/guest/test-abi-attack.sh 10000 600
 end_results

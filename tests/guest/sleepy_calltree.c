@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A program with a known call tree for the call-stack tests, built with
+ * frame pointers:
+ *
+ *   sleepy_calltree tree SECONDS: main -> tree_a -> tree_b -> tree_c (hot,
+ *	three quarters of the work) and tree_a -> tree_d (warm, a quarter);
+ *	tree_c and tree_d run the same loop, so their shares are 3:1 on any
+ *	CPU, emulated or not.
+ *   sleepy_calltree read SECONDS: main -> zero_reader -> read(2) of 64K
+ *	buffers: time in the kernel, under the user frames.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static NOINLINE void spin(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		sink += i;
+}
+
+NOINLINE void tree_c(long n)
+{
+	spin(n);
+	__asm__ volatile("" ::: "memory");	/* no tail call */
+}
+
+NOINLINE void tree_d(long n)
+{
+	spin(n);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void tree_b(long n)
+{
+	tree_c(n);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void tree_a(long n)
+{
+	tree_b(3 * n);
+	tree_d(n);
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void zero_reader(int fd)
+{
+	static char buf[1 << 16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (read(fd, buf, sizeof(buf)) != sizeof(buf))
+			exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	double end;
+	int fd;
+
+	if (argc != 3 || (strcmp(argv[1], "tree") && strcmp(argv[1], "read"))) {
+		fprintf(stderr, "usage: sleepy_calltree tree|read SECONDS\n");
+		return 2;
+	}
+	end = now() + atof(argv[2]);
+	if (!strcmp(argv[1], "tree")) {
+		while (now() < end)
+			tree_a(100000);
+		return 0;
+	}
+	fd = open("/dev/zero", O_RDONLY);
+	if (fd < 0)
+		return 1;
+	while (now() < end)
+		zero_reader(fd);
+	return 0;
+}
