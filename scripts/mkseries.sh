@@ -27,7 +27,7 @@ commits=(
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
-"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/sched.c kernel/sleepy/irq.c|0003-sleepy-syscalls.patch|session"
+"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/sched.c kernel/sleepy/irq.c kernel/sleepy/stack.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0005-sleepy-tick-hook.patch|'
 "|"'|0006-sched-idle-sleepy-hook.patch|'
@@ -102,6 +102,13 @@ path, build-id) go into the stream too: for every process at the start,
 from a walk per CPU outside the hotplug lock, and from mmap and
 mprotect hooks (their own patch), so that a tool can name the samples
 of a process that exited or whose pid was reused.
+With SLEEPY_FLAG_CALLCHAIN every sample carries its call stacks: the
+user stack walked by frame pointers with copy_from_user_nofault() from
+the sampling interrupt (32-bit frames for compat tasks), the kernel stack
+from stack_trace_save_regs() on the interrupted registers, each at most
+max_stack frames, built in a per-CPU scratch record allocated with the
+session; a stack cut at that depth, or a user walk that reached a frame
+it could not read or follow, is flagged in the record.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
@@ -230,6 +237,12 @@ Design choices a reviewer will ask about:
   belonging to the image it announces next.  A call next to
   perf_event_mmap() in mprotect_fixup() writes a file mapping that
   mprotect() makes executable.
+- Call stacks (SLEEPY_FLAG_CALLCHAIN): the user stack by frame pointers
+  only (no DWARF unwinding, no copy of the user stack: what perf -g does
+  by default), read with copy_from_user_nofault() in the sampling
+  interrupt; the kernel stack by stack_trace_save_regs().  Truncation by
+  max_stack or at an unreadable frame is flagged, never silent.  The cost
+  per sample with and without stacks is not measured yet.
 - Ownership: the session is an anonymous file; closing it (a crashed or
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: does with its input what sleepy-parse does with a
  * file -- check the header, read every record, aggregate, sort and write
- * every report in every format, the folded stacks, the flame graphs, the
+ * every report in every format, the call-stack reports, the folded stacks, the flame graphs, the
  * speedscope files and the pprof profile (compressed to /dev/null) -- through the same library
  * calls.  An
  * in-memory symbol table stands in for "-s loop" so that the report by
@@ -97,6 +97,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			  SLEEPY_SORT_PID, SLEEPY_SORT_TID, SLEEPY_SORT_IP },
 		.nsort = SLEEPY_SORT_KEYS,
 	};
+	/* sleepy-parse --children, --callers main, --callees loop */
+	struct sleepy_report_options stacks = {
+		.path = "fuzz.data",
+		.symbols = &loop_symbols,
+		.nsymbols = 1,
+	};
 	static FILE *sink;
 	struct sleepy_profile profile;
 	struct sleepy_dsos dsos;
@@ -127,6 +133,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* sleepy-parse --sort sym,dso,app,pid,tid,ip -s loop FILE */
 	sorted.format = formats[size % ARRAY_SIZE(formats)];
 	sleepy_report(sink, &sorted, &profile, &rec);
+	for (i = SLEEPY_STACKS_CHILDREN; i <= SLEEPY_STACKS_CALLEES; i++) {
+		stacks.stack_view = i;
+		stacks.stack_function = i == SLEEPY_STACKS_CALLERS ? "main" : "loop";
+		stacks.format = formats[(size + i) % ARRAY_SIZE(formats)];
+		sleepy_report(sink, &stacks, &profile, &rec);
+	}
 	/* sleepy-parse --folded cpu|offcpu, with either set of options */
 	for (i = SLEEPY_FOLDED_CPU; i <= SLEEPY_FOLDED_OFFCPU; i++) {
 		sleepy_folded(sink, &everything, i, &profile, &rec);

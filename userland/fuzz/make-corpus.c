@@ -442,6 +442,63 @@ static void write_kernel_symbols(void)
 	free(b.data);
 }
 
+/*
+ * Samples with call stacks (-g): kernel and user frames, a stack cut at
+ * max_stack, one that ended at a frame without a frame pointer, a
+ * recursive one; and, damaged, one whose frames run past its record.
+ */
+static void put_stack_sample(struct builder *b, uint32_t appid,
+			     uint32_t chain_flags, const uint64_t *ips,
+			     uint16_t nk, uint16_t nu)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE,
+			    sizeof(s) + sizeof(struct sleepy_callchain) + 8 * (nk + nu), 0 },
+		.time_ns = 2000000 + b->size,
+		.user_ip = ips[nk],
+		.kernel_ip = nk ? ips[0] : 0,
+		.tid = 100 + appid,
+		.appid = appid,
+		.flags = SLEEPY_SAMPLE_CALLCHAIN | (nk ? SLEEPY_SAMPLE_IN_KERNEL : 0),
+	};
+	struct sleepy_callchain chain = {
+		.nr_kernel = nk, .nr_user = nu, .flags = chain_flags,
+	};
+
+	put(b, &s, sizeof(s));
+	put(b, &chain, sizeof(chain));
+	put(b, ips, 8 * (nk + nu));
+}
+
+static void write_stacks(void)
+{
+	static const uint64_t deep[] = { 0x401010, 0x401110, 0x401210, 0x401310 };
+	static const uint64_t syscall[] = {
+		0xffffffff81000120, 0xffffffff81000010, 0x401010, 0x401310,
+	};
+	static const uint64_t recursive[] = { 0x401010, 0x401020, 0x401030 };
+	struct builder b = {};
+	int i;
+
+	put_header(&b, 1);
+	put_app(&b, 1, 0, "loop", 1);
+	for (i = 0; i < 3; i++)
+		put_stack_sample(&b, 1, 0, deep, 0, 4);
+	put_stack_sample(&b, 1, 0, syscall, 2, 2);
+	put_stack_sample(&b, 1, SLEEPY_CALLCHAIN_USER_CUT |
+			 SLEEPY_CALLCHAIN_KERNEL_CUT, syscall, 2, 2);
+	put_stack_sample(&b, 1, SLEEPY_CALLCHAIN_USER_FAULT, recursive, 0, 3);
+	put_stack_sample(&b, 1, 0, deep, 0, 1);
+	put_trailer(&b, 1);
+	write_seed("stacks.rec", b.data, b.size);
+	/* The last sample claims a frame more than its record holds. */
+	((struct sleepy_callchain *)(b.data + b.size - sizeof(struct sleepy_end) -
+				     sizeof(struct sleepy_cpu_stats) - 8 -
+				     sizeof(struct sleepy_callchain)))->nr_user = 2;
+	write_seed("stack-past-record.rec", b.data, b.size);
+	free(b.data);
+}
+
 static void put_mmap(struct builder *b, uint32_t cpu, uint64_t time,
 		     uint64_t start, uint64_t len, uint32_t pid, uint32_t appid,
 		     uint32_t flags, const char *path)
@@ -619,6 +676,8 @@ static void write_dictionary(const char *path)
 	dict_bytes(f, "file_header", (char *)&h + 8, 8);
 	dict_record(f, "sample", SLEEPY_REC_SAMPLE,
 		    sizeof(struct sleepy_sample));
+	dict_record(f, "sample_with_stack", SLEEPY_REC_SAMPLE,
+		    sizeof(struct sleepy_sample) + sizeof(struct sleepy_callchain) + 16);
 	dict_record(f, "app_start", SLEEPY_REC_APP_START,
 		    sizeof(struct sleepy_app_start));
 	dict_record(f, "app_exit", SLEEPY_REC_APP_EXIT,
@@ -661,6 +720,7 @@ int main(int argc, char **argv)
 	write_irq();
 	write_mmap();
 	write_kernel_symbols();
+	write_stacks();
 	if (argc == 4)
 		write_guest_head(argv[3]);
 	write_dictionary(argv[2]);
