@@ -129,7 +129,7 @@ the accounting of samples and drops.  Added to the default TARGETS."
 write_sleepy_makefile() {
 	local dir=$tree/kernel/sleepy core="" tests="" o
 	[ -d "$dir" ] || return 0
-	for o in apps buffer session sampling process maps sched irq; do
+	for o in apps buffer session sampling process maps sched irq stack; do
 		[ -f "$dir/$o.c" ] && core+=" $o.o"
 	done
 	for o in apps_kunit buffer_kunit; do
