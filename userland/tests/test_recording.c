@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 98
+#define PLANNED_TESTS 99
 
 static int failures, tests;
 
@@ -1177,6 +1177,89 @@ static void test_mappings(const char *dir)
 	free(b.data);
 }
 
+/*
+ * Files the mappings name that cannot give symbols: a corrupt ELF file and
+ * a stripped one (no .symtab, no .dynsym).  One clear warning each, their
+ * IPs unnamed, and the rest of the report (another program's functions)
+ * still produced.
+ */
+static void test_bad_elf(const char *dir)
+{
+	static const char junk[] = "\x7f" "ELF this is no ELF header at all, only bytes";
+	char call_path[PATH_MAX], path[PATH_MAX], corrupt_path[] = "/tmp/sleepy-corrupt-XXXXXX";
+	char stripped_path[] = "/tmp/sleepy-stripped-XXXXXX", command[3 * PATH_MAX];
+	struct file_map call, stripped, corrupt = { 0x20000, 0x21000, 0, "" };
+	struct sleepy_symbols call_syms = {};
+	const struct sleepy_symbol *loop = NULL;
+	char *warnings = NULL, *text = NULL;
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	size_t warnings_size, i;
+	bool named_ok;
+	int fd = -1;
+	FILE *w;
+
+	snprintf(path, sizeof(path), "%s/bench/call", dir);
+	if (realpath(path, call_path) &&
+	    !sleepy_symbols_load(&call_syms, call_path, path, sizeof(path)))
+		for (i = 0; i < call_syms.count; i++)
+			if (!strcmp(call_syms.syms[i].name, "loop"))
+				loop = &call_syms.syms[i];
+	fd = mkstemp(corrupt_path);
+	if (fd >= 0 && write(fd, junk, sizeof(junk)) == sizeof(junk))
+		snprintf(corrupt.path, sizeof(corrupt.path), "%s", corrupt_path);
+	if (fd >= 0)
+		close(fd);
+	fd = mkstemp(stripped_path);
+	if (fd >= 0)
+		close(fd);
+	snprintf(command, sizeof(command), "strip -o %s %s", stripped_path, call_path);
+	if (!loop || !corrupt.path[0] || fd < 0 || system(command) ||
+	    !exec_segment(call_path, &call) || !exec_segment(stripped_path, &stripped)) {
+		check(0, "corrupt and stripped ELF files: no test setup (%s)", command);
+		goto out;
+	}
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "call", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &call, NULL);
+	put_instance(&b, 2, 0, 1001, 1000, "stripped", 1);
+	put_mmap(&b, 2, 1001, 1000, 0, &stripped, NULL);
+	put_instance(&b, 3, 0, 1002, 1000, "corrupt", 1);
+	put_mmap(&b, 3, 1002, 1000, 0, &corrupt, NULL);
+	for (i = 0; i < 3; i++) {
+		put_sample(&b, 1, loop->start + 1, 0, 0);
+		put_sample(&b, 2, loop->start + 1, 0, 0);
+		put_sample(&b, 3, 0x20010, 0, 0);
+	}
+	put_trailer(&b, 9, 0);
+	w = open_memstream(&warnings, &warnings_size);
+	sleepy_dsos_init(&dsos, NULL, w);
+	read_all(&b, &rec, &p);
+	text = report(&p, &rec, &dsos, SLEEPY_FORMAT_TEXT, NULL);
+	fclose(w);
+	named_ok = p.samples == 9 && !rec.error[0] && text && warnings &&
+	      lines_with(warnings, corrupt_path, "not an ELF file; not used for symbols") == 1 &&
+	      lines_with(warnings, stripped_path, "no function symbols; not used for symbols") == 1 &&
+	      lines_with(warnings, "sleepy-parse: ", "") == 2 &&
+	      lines_with(text, "call#1 ", "loop (call)") == 2 &&
+	      lines_with(text, "stripped#1 ", "[unknown]") == 1 &&
+	      lines_with(text, "corrupt#1 ", "[unknown]") == 1;
+	check(named_ok, "corrupt and stripped ELF files: one warning each, their IPs unnamed, the rest named");
+	if (!named_ok)
+		comment("warnings", warnings ?: "");
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	free(text);
+	free(warnings);
+	free(b.data);
+out:
+	unlink(corrupt_path);
+	unlink(stripped_path);
+	sleepy_symbols_free(&call_syms);
+}
+
 /* MMAP records with a path past their end or too long a build-id. */
 static void test_bad_mmap(void)
 {
@@ -1995,6 +2078,7 @@ int main(int argc, char **argv)
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_bad_mmap();
+	test_bad_elf(argc > 1 ? argv[1] : "../build/userland");
 	test_pprof();
 	test_flamegraph();
 	test_sort();
