@@ -27,10 +27,13 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 # Playwright's driver (no browser download: it drives Debian's Chromium),
-# for the flame graph's browser test, from the npm registry into build/.
+# for the flame graph's browser test, and the speedscope viewer (its
+# release files, served locally) for the speedscope file's, from the npm
+# registry into build/.
 npm_dir=$(cd "$(dirname "$0")/.." && pwd)/build/npm
-if [ ! -f "$npm_dir/node_modules/playwright-core/package.json" ]; then
-	echo "deps: npm install playwright-core into build/npm"
+if [ ! -f "$npm_dir/node_modules/playwright-core/package.json" ] ||
+   [ ! -f "$npm_dir/node_modules/speedscope/package.json" ]; then
+	echo "deps: npm install playwright-core and speedscope into build/npm"
 	npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
-		playwright-core@1.65.1 >/dev/null
+		playwright-core@1.65.1 speedscope@1.25.0 >/dev/null
 fi

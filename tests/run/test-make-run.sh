@@ -2,7 +2,8 @@
 # make run as a user runs it, from the host: a dynamically linked PIE whose
 # library sits under /tmp (found through its rpath) runs in the guest and
 # is profiled with the options in SLEEPY_OPTS; its flame graph is valid
-# SVG and its pprof profile opens in go tool pprof on the host; a program that fails makes make run fail with
+# SVG (used in headless Chromium), its samples open in the speedscope
+# viewer and its pprof profile in go tool pprof on the host; a program that fails makes make run fail with
 # one line saying so.  Runs qemu/run.sh, make run's
 # last step, as make run would (its prerequisites are built by now, and a
 # second make could race the debug kernel build).  TAP on stdout.
@@ -10,7 +11,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..17"
+echo "1..18"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
@@ -101,6 +102,24 @@ check "browser: Reset Zoom gives hot#1 back its $(seen app_width) pixels ($(seen
 check "browser: Search hot_loop highlights $(seen highlighted) frame(s), matched $(seen matched)% (its width's share)" \
 	awk -v h="$(seen highlighted)" -v m="$(seen matched)" -v w="${hot_width:-0}" \
 	'BEGIN { exit !(h >= 1 && m > 0 && (m - 100 * w / 1180) ^ 2 < 0.01) }'
+
+# The same samples as a speedscope file, opened in the speedscope viewer
+# (its release files from npm) in headless Chromium: hot#1's profile
+# shown, its Sandwich view (a table) ranks hot_loop first.
+"$top/build/userland/sleepy-parse" --speedscope cpu "$top/out/sleepy.data" \
+	> "$dir/cpu.speedscope.json" 2> /dev/null
+NODE_PATH="$top/build/npm/node_modules" timeout 120 \
+	node "$top/tests/run/speedscope-browser.js" \
+	"$top/build/npm/node_modules/speedscope/dist/release" "$dir/cpu.speedscope.json" \
+	hot_loop "$top/out/test/make-run-speedscope.png" \
+	> "$dir/speedscope.txt" 2> "$dir/speedscope.err"
+status=$?
+sed 's/^/# speedscope: /' "$dir/speedscope.txt" "$dir/speedscope.err"
+shown() { sed -n "s/^$1=//p" "$dir/speedscope.txt"; }
+check "speedscope viewer: $(shown profile) shown, its Sandwich view ranks $(shown top_symbol) first, no script error (status $status)" \
+	eval '[ $status = 0 ] && [ "$(shown errors)" = 0 ] &&
+	      case "$(shown profile)" in hot#1_*) true ;; *) false ;; esac &&
+	      [ "$(shown top_symbol)" = hot_loop ] && [ "$(shown function_shown)" -ge 1 ]'
 
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?
