@@ -2,6 +2,11 @@
 /*
  * Function symbol tables read with libelf; source lines from the DWARF
  * line tables with libdw, opened only when a line is first asked for.
+ * A mapped file's functions come from its .symtab; if it has none, from
+ * the .symtab of its separate debug file, found by build-id as gdb and
+ * perf find it (/usr/lib/debug/.build-id/xx/rest.debug, under --symfs),
+ * whose build-id must be the file's; else from its .dynsym.  Its source
+ * lines come from whichever of the two has them.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -26,6 +31,8 @@ struct sleepy_load {
 struct sleepy_dso {
 	const char *key;	/* the profile's copy of the recorded path */
 	char *path;		/* as opened, under the symfs */
+	char *debug_path;	/* its separate debug file, NULL if none */
+	bool debug_tried;
 	char *name;		/* of the recorded path */
 	bool usable;
 	bool build_id_warned;
@@ -271,6 +278,7 @@ void sleepy_dsos_free(struct sleepy_dsos *dsos)
 			close(dso->dwarf_fd);
 		}
 		free(dso->path);
+		free(dso->debug_path);
 		free(dso->name);
 		free(dso->loads);
 		sleepy_symbols_free(&dso->symbols);
@@ -278,10 +286,11 @@ void sleepy_dsos_free(struct sleepy_dsos *dsos)
 	sleepy_table_free(&dsos->files);
 }
 
-/* The file's GNU build-id note, if it has one. */
-static void read_build_id(struct sleepy_dso *dso, Elf *elf)
-{
-	Elf_Scn *scn = NULL;
+/* The file's GNU build-id note into @id and *@size; *@size 0 if none. */
+static void read_build_id(Elf *elf, uint8_t *id, uint32_t *size)
+{	Elf_Scn *scn = NULL;
+
+	*size = 0;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		size_t offset = 0, name, desc;
@@ -299,16 +308,82 @@ static void read_build_id(struct sleepy_dso *dso, Elf *elf)
 			if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 &&
 			    !memcmp(bytes + name, "GNU", 4) &&
 			    note.n_descsz <= SLEEPY_BUILD_ID_MAX) {
-				memcpy(dso->build_id, bytes + desc, note.n_descsz);
-				dso->build_id_size = note.n_descsz;
+				memcpy(id, bytes + desc, note.n_descsz);
+				*size = note.n_descsz;
 				return;
 			}
 		}
 	}
 }
 
+/*
+ * The separate debug file of @dso by its build-id, under the symfs,
+ * opened; NULL if there is none, or (said once on the warnings) if it
+ * cannot be read or its build-id differs.
+ */
+static Elf *open_debug_file(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+			    int *fd)
+{
+	char path[PATH_MAX], error[PATH_MAX + 64];
+	uint8_t id[SLEEPY_BUILD_ID_MAX];
+	uint32_t id_size, i;
+	size_t len;
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (dso->debug_path)
+		return open_elf(dso->debug_path, fd, &ehdr, error, sizeof(error));
+	if (dso->debug_tried || dso->build_id_size < 2)
+		return NULL;
+	dso->debug_tried = true;
+	len = snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%02x/",
+		       dsos->symfs ?: "", dso->build_id[0]);
+	for (i = 1; i < dso->build_id_size && len < sizeof(path); i++)
+		len += snprintf(path + len, sizeof(path) - len, "%02x",
+				dso->build_id[i]);
+	if (len + sizeof(".debug") > sizeof(path))
+		return NULL;
+	strcat(path, ".debug");
+	if (access(path, F_OK))
+		return NULL;
+	elf = open_elf(path, fd, &ehdr, error, sizeof(error));
+	if (!elf) {
+		fprintf(dsos->warnings, "sleepy-parse: %s; not used for symbols\n",
+			error);
+		return NULL;
+	}
+	read_build_id(elf, id, &id_size);
+	if (id_size != dso->build_id_size ||
+	    memcmp(id, dso->build_id, id_size)) {
+		fprintf(dsos->warnings,
+			"sleepy-parse: %s: build-id differs from %s's; not used for symbols\n",
+			path, dso->path);
+		elf_end(elf);
+		close(*fd);
+		return NULL;
+	}
+	dso->debug_path = strdup(path);
+	return elf;
+}
+
+/* .symtab of @dso's separate debug file, if it has one; 0 if none. */
+static int read_debug_functions(struct sleepy_dsos *dsos,
+				struct sleepy_dso *dso)
+{
+	int fd, ret;
+	Elf *elf = open_debug_file(dsos, dso, &fd);
+
+	if (!elf)
+		return 0;
+	ret = read_functions(&dso->symbols, elf, SHT_SYMTAB, true);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
 /* Reads what the lookup needs of @dso->path; -1 with a message in @error. */
-static int dso_load(struct sleepy_dso *dso, char *error, size_t error_size)
+static int dso_load(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+		    char *error, size_t error_size)
 {
 	GElf_Ehdr ehdr;
 	size_t n, i;
@@ -335,9 +410,13 @@ static int dso_load(struct sleepy_dso *dso, char *error, size_t error_size)
 				phdr.p_offset, phdr.p_vaddr, phdr.p_filesz,
 			};
 	}
-	read_build_id(dso, elf);
-	/* .dynsym when stripped: the exported functions at least. */
+	read_build_id(elf, dso->build_id, &dso->build_id_size);
+	/*
+	 * Stripped: the debug file's .symtab, else .dynsym, the exported
+	 * functions at least.
+	 */
 	if (read_functions(&dso->symbols, elf, SHT_SYMTAB, true) ||
+	    (!dso->symbols.count && read_debug_functions(dsos, dso)) ||
 	    (!dso->symbols.count &&
 	     read_functions(&dso->symbols, elf, SHT_DYNSYM, true))) {
 		snprintf(error, error_size, "%s: bad symbol table", dso->path);
@@ -394,7 +473,7 @@ static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
 				 "%s: not the whole path in the recording",
 				 map->path);
 		else
-			dso->usable = !dso_load(dso, error, sizeof(error));
+			dso->usable = !dso_load(dsos, dso, error, sizeof(error));
 	}
 	if (!dso->usable)
 		fprintf(dsos->warnings, "sleepy-parse: %s; not used for symbols\n",
@@ -452,8 +531,23 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 	return sym;
 }
 
-/* @dso's DWARF, opened on first use; NULL if it has none. */
-static Dwarf *dwarf_of(struct sleepy_dso *dso)
+/* The DWARF of @elf, or NULL (and @elf closed) if it has none. */
+static Dwarf *dwarf_or_close(Elf *elf, int fd)
+{
+	Dwarf *dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+
+	if (elf && !dwarf) {
+		elf_end(elf);
+		close(fd);
+	}
+	return dwarf;
+}
+
+/*
+ * @dso's DWARF, opened on first use: the file's own, else its separate
+ * debug file's; NULL if neither has any.
+ */
+static Dwarf *dwarf_of(struct sleepy_dsos *dsos, struct sleepy_dso *dso)
 {
 	char error[PATH_MAX + 64];
 	GElf_Ehdr ehdr;
@@ -463,12 +557,10 @@ static Dwarf *dwarf_of(struct sleepy_dso *dso)
 	dso->dwarf_tried = true;
 	dso->dwarf_elf = open_elf(dso->path, &dso->dwarf_fd, &ehdr, error,
 				  sizeof(error));
-	if (!dso->dwarf_elf)
-		return NULL;
-	dso->dwarf = dwarf_begin_elf(dso->dwarf_elf, DWARF_C_READ, NULL);
+	dso->dwarf = dwarf_or_close(dso->dwarf_elf, dso->dwarf_fd);
 	if (!dso->dwarf) {
-		elf_end(dso->dwarf_elf);
-		close(dso->dwarf_fd);
+		dso->dwarf_elf = open_debug_file(dsos, dso, &dso->dwarf_fd);
+		dso->dwarf = dwarf_or_close(dso->dwarf_elf, dso->dwarf_fd);
 	}
 	return dso->dwarf;
 }
@@ -487,7 +579,7 @@ bool sleepy_dsos_srcline(struct sleepy_dsos *dsos,
 
 	if (!file_vaddr(dsos, dso, map, ip, &vaddr))
 		return false;
-	dwarf = dwarf_of(dso);
+	dwarf = dwarf_of(dsos, dso);
 	if (!dwarf || !dwarf_addrdie(dwarf, vaddr, &cu))
 		return false;
 	line = dwarf_getsrc_die(&cu, vaddr);

@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 99
+#define PLANNED_TESTS 100
 
 static int failures, tests;
 
@@ -1178,6 +1178,102 @@ static void test_mappings(const char *dir)
 }
 
 /*
+ * A stripped program whose functions and lines are in a separate debug
+ * file found by its build-id under --symfs (/usr/lib/debug/.build-id/),
+ * as Debian's -dbgsym packages install them; a debug file whose build-id
+ * differs is said once and not used.
+ */
+static void test_debug_file(void)
+{
+	static const char setup[] =
+		"set -e; d=%s; cd $d\n"
+		"printf 'int debug_only_function(int n)\\n{\\n\\treturn n * 3;\\n}\\n"
+		"int main(void) { return debug_only_function(1); }\\n' > prog.c\n"
+		"gcc -g -O0 -no-pie -Wl,--build-id -o prog.full prog.c\n"
+		"id=$(readelf -n prog.full | sed -n 's/.*Build ID: //p')\n"
+		"dir=usr/lib/debug/.build-id/$(echo $id | cut -c1-2)\n"
+		"mkdir -p $dir\n"
+		"objcopy --only-keep-debug prog.full $dir/$(echo $id | cut -c3-).debug\n"
+		"strip -o prog prog.full\n"
+		"gcc -g -O0 -no-pie -Wl,--build-id=0x0102030405060708 -o other prog.c\n"
+		"mkdir -p usr/lib/debug/.build-id/01\n"
+		"objcopy --only-keep-debug prog.full usr/lib/debug/.build-id/01/02030405060708.debug\n"
+		"strip other\n"
+		"echo $id > id\n";
+	char dir[] = "/tmp/sleepy-debugfile-XXXXXX", command[sizeof(setup) + 64];
+	char path[PATH_MAX], hex[64] = "", line[64] = "", *warnings = NULL;
+	struct memory_build_id id = {}, other_id = { .size = 8, .id = { 1, 2, 3, 4, 5, 6, 7, 8 } };
+	struct file_map prog, other;
+	struct sleepy_symbols full = {};
+	const struct sleepy_symbol *f = NULL;
+	const struct sleepy_mapping *map;
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	size_t warnings_size, i;
+	bool ok;
+	FILE *w;
+
+	snprintf(command, sizeof(command), setup, mkdtemp(dir) ? dir : "/nonexistent");
+	snprintf(path, sizeof(path), "%s/id", dir);
+	w = system(command) ? NULL : fopen(path, "r");
+	if (w && fgets(hex, sizeof(hex), w))
+		for (i = 0; i < SLEEPY_BUILD_ID_MAX && sscanf(hex + 2 * i, "%2hhx", &id.id[i]) == 1; i++)
+			id.size = i + 1;
+	if (w)
+		fclose(w);
+	snprintf(path, sizeof(path), "%s/prog.full", dir);
+	if (!sleepy_symbols_load(&full, path, line, sizeof(line)))
+		for (i = 0; i < full.count; i++)
+			if (!strcmp(full.syms[i].name, "debug_only_function"))
+				f = &full.syms[i];
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	ok = exec_segment(path, &prog);
+	snprintf(path, sizeof(path), "%s/other", dir);
+	ok = ok && exec_segment(path, &other);
+	if (!f || !ok || id.size < 2) {
+		check(0, "debug file by build-id: no test setup (%s)", dir);
+		goto out;
+	}
+	/* As recorded: the paths in the guest, here under the symfs. */
+	snprintf(prog.path, sizeof(prog.path), "/prog");
+	snprintf(other.path, sizeof(other.path), "/other");
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "prog", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &prog, &id);
+	put_instance(&b, 2, 0, 1001, 1000, "other", 1);
+	put_mmap(&b, 2, 1001, 1000, 0, &other, &other_id);
+	put_sample(&b, 1, f->start + 4, 0, 0);
+	put_sample(&b, 2, f->start + 4, 0, 0);
+	put_trailer(&b, 2, 0);
+	w = open_memstream(&warnings, &warnings_size);
+	sleepy_dsos_init(&dsos, dir, w);
+	read_all(&b, &rec, &p);
+	ok = named(&p, &dsos, 1, f->start + 4, "debug_only_function", "prog");
+	map = sleepy_profile_mapping(&p, sleepy_profile_app(&p, 1), f->start + 4);
+	ok = ok && map && sleepy_dsos_srcline(&dsos, map, f->start + 4, line, sizeof(line)) &&
+	     !strncmp(line, "prog.c:", 7);
+	ok = ok && named(&p, &dsos, 2, f->start + 4, NULL, NULL);
+	fclose(w);
+	check(ok && warnings && lines_with(warnings, "02030405060708.debug", "build-id differs") == 1 &&
+	      lines_with(warnings, "sleepy-parse: ", "") == 2,
+	      "debug file by build-id: a stripped program named (%s) from it; another's of a wrong build-id refused once",
+	      line);
+	if (!ok || !warnings || lines_with(warnings, "sleepy-parse: ", "") != 2)
+		comment("warnings", warnings ?: "");
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	free(warnings);
+	free(b.data);
+out:
+	sleepy_symbols_free(&full);
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	if (system(command))
+		perror(command);
+}
+
+/*
  * Files the mappings name that cannot give symbols: a corrupt ELF file and
  * a stripped one (no .symtab, no .dynsym).  One clear warning each, their
  * IPs unnamed, and the rest of the report (another program's functions)
@@ -2079,6 +2175,7 @@ int main(int argc, char **argv)
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_bad_mmap();
 	test_bad_elf(argc > 1 ? argv[1] : "../build/userland");
+	test_debug_file();
 	test_pprof();
 	test_flamegraph();
 	test_sort();
