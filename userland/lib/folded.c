@@ -127,18 +127,25 @@ static void add_samples(struct sleepy_table *lines,
 	ips = sleepy_profile_ips(profile, &nips);
 	for (i = 0; i < nips; i++) {
 		const struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
-		const char *frames[2] = { app->label };
+		const char *frames[3] = { app->label };
 		char buf[FRAME];
 
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
-		if (!ips[i]->in_kernel)
-			frames[1] = user_frame(buf, opts, profile, app, ips[i]->ip);
-		else if (ips[i]->ip)
-			frames[1] = kernel_frame(buf, profile, ips[i]->ip);
-		else
-			frames[1] = "[kernel]_[k]";
-		add(lines, frames, 2, ips[i]->samples);
+		unsigned int n = 1;
+
+		if (!ips[i]->in_kernel) {
+			frames[n++] = user_frame(buf, opts, profile, app, ips[i]->ip);
+		} else if (!ips[i]->entry_ip) {
+			frames[n++] = kernel_frame(buf, profile, ips[i]->ip);
+		} else {
+			/* Without -k: where it entered the kernel from. */
+			if (ips[i]->ip)
+				frames[n++] = user_frame(buf, opts, profile, app,
+							 ips[i]->ip);
+			frames[n++] = "[kernel]_[k]";
+		}
+		add(lines, frames, n, ips[i]->samples);
 	}
 	free(ips);
 }

@@ -306,13 +306,7 @@ static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
 				   function_id(b, name, dso, line ? file : NULL),
 				   line);
 	}
-	/*
-	 * Recorded without -k, the IP is where the task entered the kernel:
-	 * one [kernel] location, as perf shows a sample with no kernel IP.
-	 */
 	name = sleepy_report_kernel_function(b->profile, lookup, &dso);
-	if (!name && !(ip >> 63))
-		return location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0);
 	return location_id(b, kernel_mapping_id(b, ip), ip,
 			   function_id(b, name, dso, NULL), 0);
 }
@@ -353,8 +347,14 @@ static void add_ips(struct builder *b, uint64_t period_ns)
 		if (!sleepy_report_app_selected(b->opts, app))
 			continue;
 		e = add_sample(b, app, ips[i]->samples, period_ns);
-		e->location_id = ip_location(b, app, ips[i]->ip,
-					     ips[i]->in_kernel, false);
+		/*
+		 * Recorded without -k, the IP is where the task entered the
+		 * kernel: one [kernel] location, as perf shows a sample with
+		 * no kernel IP.
+		 */
+		e->location_id = ips[i]->entry_ip ?
+			location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0) :
+			ip_location(b, app, ips[i]->ip, ips[i]->in_kernel, false);
 		kept++;
 	}
 	free(ips);

@@ -275,7 +275,8 @@ static int ip_match(const void *slot, const void *arg)
 	const struct sleepy_ip_count *a = slot, *b = arg;
 
 	return a->appid == b->appid && a->ip == b->ip &&
-	       a->in_kernel == b->in_kernel && a->tid == b->tid;
+	       a->in_kernel == b->in_kernel && a->entry_ip == b->entry_ip &&
+	       a->tid == b->tid;
 }
 
 /*
@@ -288,11 +289,12 @@ static uint64_t ip_count_of(const struct sleepy_sample *sample, bool by_tid,
 	*key = (struct sleepy_ip_count) {
 		.appid = sample->appid,
 		.in_kernel = !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL),
-		.tid = by_tid ? sample->tid & 0x7fffffff : 0,
+		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
 	};
 	/* A kernel-mode sample is charged to the kernel IP when known. */
 	key->ip = key->in_kernel && sample->kernel_ip ? sample->kernel_ip :
 							sample->user_ip;
+	key->entry_ip = key->in_kernel && !sample->kernel_ip;
 	return (key->ip * 2 + key->in_kernel) ^ key->tid * 0x9e3779b97f4a7c15ULL;
 }
 

@@ -71,8 +71,13 @@ struct sleepy_app {
  */
 struct sleepy_ip_count {
 	uint32_t appid;
-	uint32_t in_kernel : 1;	/* ip is a kernel address (or unknown) */
-	uint32_t tid : 31;	/* 0 unless sleepy_profile.by_tid */
+	uint32_t in_kernel : 1;	/* the sample hit kernel mode */
+	/*
+	 * With in_kernel, recorded without -k: ip is the user IP the task
+	 * entered the kernel from, not a kernel one.
+	 */
+	uint32_t entry_ip : 1;
+	uint32_t tid : 30;	/* 0 unless sleepy_profile.by_tid */
 	uint64_t ip;
 	uint64_t samples;
 };

@@ -92,10 +92,12 @@ static void key_value(char *cell, enum sleepy_sort_key key,
 	const char *function = NULL, *dso = NULL;
 	const struct sleepy_mapping *map;
 
-	if (key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM)
-		function = count->in_kernel ?
-			   sleepy_report_kernel_function(profile, count->ip, &dso) :
-			   sleepy_report_function(opts, profile, app, count->ip, &dso);
+	if ((key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM) && !count->in_kernel)
+		function = sleepy_report_function(opts, profile, app, count->ip, &dso);
+	else if (key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM)
+		/* Without -k the IP is a user one: the kernel, unnamed. */
+		function = count->entry_ip ? "[kernel]" :
+			   sleepy_report_kernel_function(profile, count->ip, &dso);
 	switch (key) {
 	case SLEEPY_SORT_APP:
 		snprintf(cell, CELL, "%s", app->label);

@@ -617,6 +617,20 @@ static void check_output(int ok, const char *out, const char *want,
 	}
 }
 
+/* A kernel-mode sample at @kernel_ip (a -k recording). */
+static void put_kernel_sample(struct builder *b, uint32_t appid,
+			      uint64_t kernel_ip)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(s), 0 },
+		.time_ns = 2000 + b->size, .user_ip = 0x401000,
+		.kernel_ip = kernel_ip, .appid = appid,
+		.flags = SLEEPY_SAMPLE_IN_KERNEL,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
 /*
  * Samples as folded stacks: IPs of one function merged, ';' and a newline
  * in a function's name replaced, kernel IPs marked _[k], an app without
@@ -648,11 +662,13 @@ static void test_folded_cpu(void)
 	put_sample(&b, 1, 0x401108, 0, 0);
 	put_sample(&b, 1, 0x500000, 0, 0);
 	put_sample(&b, 1, 0x500000, 0, 0);
-	put_sample(&b, 1, 0xffffffff81000040, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	put_kernel_sample(&b, 1, 0xffffffff81000040);
 	put_sample(&b, 1, 0, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	/* Without -k: the user IP it entered the kernel from. */
+	put_sample(&b, 1, 0x401008, 0, SLEEPY_SAMPLE_IN_KERNEL);
 	for (i = 0; i < 4; i++)
 		put_sample(&b, 2, 0x401000, 0, 0);
-	put_trailer(&b, 15, 0);
+	put_trailer(&b, 16, 0);
 	read_all(&b, &rec, &p);
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
 	check_output(ret == 0, out,
@@ -661,8 +677,9 @@ static void test_folded_cpu(void)
 		     "loop#1;0x500000 2\n"
 		     "loop#1;a_b_ 2\n"
 		     "loop#1;0xffffffff81000040_[k] 1\n"
-		     "loop#1;[kernel]_[k] 1\n",
-		     "folded cpu: IPs merged by function, heaviest first, _[k], ';' and newline replaced");
+		     "loop#1;[kernel]_[k] 1\n"
+		     "loop#1;main;[kernel]_[k] 1\n",
+		     "folded cpu: IPs merged by function, heaviest first, _[k], ';' and newline replaced, [kernel]_[k] under the user function without -k");
 	opts.app_name = "loop";
 	opts.top = 2;
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
@@ -1385,19 +1402,6 @@ static void test_bad_mmap(void)
 	free(b.data);
 }
 
-/* A kernel-mode sample at @kernel_ip (a -k recording). */
-static void put_kernel_sample(struct builder *b, uint32_t appid,
-			      uint64_t kernel_ip)
-{
-	struct sleepy_sample s = {
-		.header = { SLEEPY_REC_SAMPLE, sizeof(s), 0 },
-		.time_ns = 2000 + b->size, .user_ip = 0x401000,
-		.kernel_ip = kernel_ip, .appid = appid,
-		.flags = SLEEPY_SAMPLE_IN_KERNEL,
-	};
-
-	put(b, &s, sizeof(s));
-}
 
 /*
  * Kernel symbols: the drainer keeps, of a /proc/kallsyms, the text
@@ -1480,11 +1484,11 @@ static void test_kernel_symbols(void)
 	check_output(ret == 0, out,
 		     "loop#1;do_thing_[k] 2\n"
 		     "loop#1;0x1000_[k] 1\n"
-		     "loop#1;0x401000_[k] 1\n"
+		     "loop#1;0x401000;[kernel]_[k] 1\n"
 		     "loop#1;0xffffffffc0000200_[k] 1\n"
 		     "loop#1;_stext_[k] 1\n"
 		     "loop#1;mod_func_[k] 1\n",
-		     "kernel symbols: folded stacks name kernel IPs, unknown ones stay addresses");
+		     "kernel symbols: folded stacks name kernel IPs, unknown ones stay addresses, one without a kernel IP is [kernel] under its user IP");
 	all = report(&p, &rec, NULL, SLEEPY_FORMAT_TEXT, NULL);
 	ok = all && lines_with(all, "do_thing", "([kernel.kallsyms])") == 3 &&
 	     lines_with(all, "mod_func", "([mymod])") == 2 &&
@@ -1827,8 +1831,8 @@ static void test_sort(void)
 		     "report,samples,percent,sym\n"
 		     "sorted,6,75.0000,[.] main\n"
 		     "sorted,1,12.5000,[.] 0x500000\n"
-		     "sorted,1,12.5000,[k] 0x401000\n",
-		     "--sort sym: by function across applications, [.] user, [k] kernel mode");
+		     "sorted,1,12.5000,[k] [kernel]\n",
+		     "--sort sym: by function across applications, [.] user, [k] kernel mode ([kernel] without a kernel IP)");
 	free(out);
 	out = sorted_csv(&b, "app,tid");
 	check_output(out != NULL, out,
