@@ -128,6 +128,8 @@ struct sleepy_test_writer {
 	struct sleepy_apps *apps;
 	pid_t first_pid;
 	struct completion done;
+	/* Completed by the reader once it has seen a mapping. */
+	struct completion *reader_saw;
 	int errors;
 	/* The appid each pid should map to now, 0 after a removal. */
 	u32 expected[SLEEPY_TEST_PIDS];
@@ -156,6 +158,13 @@ static int sleepy_test_writer_fn(void *data)
 				writer->errors++;
 			writer->expected[i % SLEEPY_TEST_PIDS] = 0;
 		}
+		/*
+		 * Halfway, wait until the reader has found a mapping, so that
+		 * it reads while the table changes however the threads are
+		 * scheduled; the timeout lets the test fail rather than hang.
+		 */
+		if (i == SLEEPY_TEST_ROUNDS / 2)
+			wait_for_completion_timeout(writer->reader_saw, 10 * HZ);
 		cond_resched();
 	}
 	complete(&writer->done);
@@ -170,6 +179,7 @@ static int sleepy_test_writer_fn(void *data)
 static void sleepy_test_concurrent(struct kunit *test)
 {
 	struct sleepy_test_writer *writers;
+	struct completion reader_saw;
 	struct sleepy_apps *apps;
 	struct task_struct *task;
 	unsigned long hits = 0;
@@ -185,10 +195,12 @@ static void sleepy_test_concurrent(struct kunit *test)
 	/* Retired entries return after a grace period: room for all. */
 	apps = sleepy_apps_create(2 * SLEEPY_TEST_ROUNDS + 2 * SLEEPY_TEST_PIDS);
 	KUNIT_ASSERT_NOT_NULL(test, apps);
+	init_completion(&reader_saw);
 	for (w = 0; w < 2; w++) {
 		writers[w].apps = apps;
 		writers[w].first_pid = 1000 + w * SLEEPY_TEST_PIDS;
 		writers[w].owner = owner;
+		writers[w].reader_saw = &reader_saw;
 		init_completion(&writers[w].done);
 		task = kthread_run(sleepy_test_writer_fn, &writers[w],
 				   "sleepy_test%d", w);
@@ -213,6 +225,8 @@ static void sleepy_test_concurrent(struct kunit *test)
 				KUNIT_FAIL(test, "pid %d: appid %u of pid %d",
 					   i, appid, given_to);
 		}
+		if (hits)
+			complete_all(&reader_saw);
 		cond_resched();
 	}
 	wait_for_completion(&writers[0].done);
@@ -230,7 +244,7 @@ static void sleepy_test_concurrent(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, live, sleepy_apps_live(apps));
 	KUNIT_EXPECT_EQ(test, 0ULL, apps->overflows);
-	/* The reader ran while the writers did, or it checked nothing. */
+	/* The writers waited for the reader, or it checked nothing. */
 	KUNIT_EXPECT_GT(test, hits, 0UL);
 	sleepy_apps_destroy(apps);
 }
