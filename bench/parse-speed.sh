@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Parse speed on the host: sleepy-parse on recordings of about 1 M and 10 M
-# samples against perf report on perf.data files with exactly as many
-# samples.  Prints one table and writes bench/results/parse-speed.json.
+# Parse speed on the host: sleepy-parse and perf report on the same
+# samples, about 1 M and 10 M of them.  Prints one table and writes
+# bench/results/parse-speed.json.
 #
 #   bash bench/parse-speed.sh        # RUNS=3 SIZES="1000000 10000000"
 #
@@ -12,18 +12,21 @@
 #  * perf.data: perf record -e cpu-clock at a 20 us period of a real
 #    workload (compiles, text tools, compression, scripts: hundreds of
 #    processes, two at a time), stopped by --max-size near the size;
-#  * the sleepy recording: gen-recording with exactly perf's sample count
-#    and as many applications as perf saw processes (a guest session
-#    cannot produce 10 M samples in reasonable time).
+#  * the sleepy recording of the same samples: perf script's samples,
+#    forks, execs, exits and file mappings (with perf's build-ids)
+#    converted by perf2sleepy (a guest session cannot produce 10 M
+#    samples in reasonable time), so both tools resolve the same IPs in
+#    the same files on this host.
 #
 # What is compared:
-#  * sleepy-parse FILE: by application instance (name#N), and by
-#    application instance and raw IP (no symbols without -s);
-#  * perf report --stdio: its default, --sort comm,dso,sym (processes of
-#    one name merged; every IP resolved to a symbol);
-#  * perf report --stdio --sort comm,sym and --sort pid,sym: the nearest
-#    to sleepy-parse's reports (pid ~ application instance; perf still
-#    resolves symbols, which sleepy-parse does not).
+#  * sleepy-parse --sort pid,ip: by process and raw IP, aggregation
+#    alone (no symbols), what naming the functions is measured against;
+#  * sleepy-parse --sort pid,sym and perf report --stdio --sort pid,sym:
+#    the same work, every sample resolved to its function (ELF symbols,
+#    kernel symbols), summed per process and function, all rows printed;
+#  * sleepy-parse --sort app,dso,sym and perf report --stdio (its default,
+#    comm,dso,sym): per application instance (sleepy) or per command name
+#    (perf), file and function.
 # Each command runs RUNS times with its output to /dev/null, the tools in
 # turn; the table has the medians of wall and CPU (user + sys) time and
 # the largest peak RSS.  The host is shared with other jobs: compare the
@@ -36,7 +39,7 @@ results=$top/bench/results
 runs=${RUNS:-3}
 sizes=${SIZES:-"1000000 10000000"}
 parse=$top/build/userland/sleepy-parse
-gen=$top/build/userland/bench/gen-recording
+convert=$top/build/userland/bench/perf2sleepy
 # cpu-clock at 50 kHz per running thread: from 100 kHz on, the sampling
 # interrupts take most of the time in this VM and the workload barely moves.
 perf_period_ns=20000
@@ -152,12 +155,14 @@ run_timed() {
 	echo "$wall $(echo "$user + $sys" | bc) $rss" >> "$times"
 }
 
-# label|command (%s is the input)|what it computes
+# label|command (%s is the input)|what it computes|label of the row
+# doing the same work, for the ratios
 tools=(
-	"sleepy-parse|$parse %s|by app instance; by app instance + raw IP"
-	"perf report|perf report --stdio -i %s|default sort comm,dso,sym"
-	"perf report -s comm,sym|perf report --stdio --sort comm,sym -i %s|by command name + symbol"
-	"perf report -s pid,sym|perf report --stdio --sort pid,sym -i %s|by process + symbol"
+	"sleepy-parse -s pid,ip|$parse --sort pid,ip %s|by process + raw IP: aggregation alone, no symbols|sleepy-parse -s pid,ip"
+	"sleepy-parse -s pid,sym|$parse --sort pid,sym %s|by process + function|sleepy-parse -s pid,sym"
+	"perf report -s pid,sym|perf report --stdio --sort pid,sym -i %s|by process + function|sleepy-parse -s pid,sym"
+	"sleepy-parse -s app,dso,sym|$parse --sort app,dso,sym %s|by app instance + file + function|sleepy-parse -s app,dso,sym"
+	"perf report|perf report --stdio -i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s app,dso,sym"
 )
 
 rows=()
@@ -167,16 +172,26 @@ for size in $sizes; do
 		record_perf "$size"
 	fi
 	samples=$(cat "$cache/perf-$size.samples")
-	# As many applications as perf saw processes, but at least 300.
-	apps=$(cat "$cache/perf-$size.processes")
-	((apps >= 300)) || apps=300
-	recording=$cache/sleepy-$samples-$apps.data
-	if [ ! -s "$recording" ] || [ "$gen" -nt "$recording" ]; then
-		"$gen" -n "$samples" -a "$apps" "$recording"
+	recording=$cache/sleepy-$size.data
+	if [ ! -s "$recording" ] || [ "$convert" -nt "$recording" ] ||
+	   [ "$cache/perf-$size.data" -nt "$recording" ]; then
+		echo "parse-speed: converting perf-$size.data into a sleepy recording" >&2
+		perf buildid-list -i "$cache/perf-$size.data" > "$cache/perf-$size.build-ids" 2> /dev/null
+		perf script -i "$cache/perf-$size.data" --show-task-events \
+			--show-mmap-events -F comm,pid,tid,time,ip 2> /dev/null |
+			"$convert" -F $((1000000000 / perf_period_ns)) \
+				-b "$cache/perf-$size.build-ids" "$recording" ||
+			die "perf2sleepy failed on perf-$size.data"
 	fi
+	# perf samples pid 0 too; sleepy counts those as idle ticks.
+	converted=$("$parse" --format json --top 1 "$recording" 2> /dev/null |
+		    sed -n 's/^ *"samples": \([0-9]*\),.*"idle": \([0-9]*\),.*/\1 + \2/p' |
+		    head -n1)
+	[ -n "$converted" ] && [ $((converted)) = "$samples" ] ||
+		die "the sleepy recording has ${converted:-no} samples, perf.data $samples"
 	commands=() inputs=()
 	for t in "${!tools[@]}"; do
-		IFS='|' read -r label command what <<< "${tools[t]}"
+		IFS='|' read -r label command what same <<< "${tools[t]}"
 		case $label in
 		sleepy*) inputs[t]=$recording ;;
 		*) inputs[t]=$cache/perf-$size.data ;;
@@ -194,13 +209,13 @@ for size in $sizes; do
 		done
 	done
 	for t in "${!tools[@]}"; do
-		IFS='|' read -r label command what <<< "${tools[t]}"
+		IFS='|' read -r label command what same <<< "${tools[t]}"
 		wall=$(cut -d' ' -f1 "$cache/times.$t" | median)
 		cpu=$(cut -d' ' -f2 "$cache/times.$t" | median)
 		rss=$(cut -d' ' -f3 "$cache/times.$t" | sort -n | tail -n 1)
 		# shellcheck disable=SC2086
 		lines=$(${commands[t]} 2> /dev/null | wc -l)
-		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what")
+		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what|$same")
 	done
 done
 
@@ -211,43 +226,54 @@ import json, sys
 runs, event, period, load, path, top = sys.argv[1:7]
 rows = []
 for line in sys.stdin:
-    size, samples, tool, wall, cpu, rss, lines, nbytes, command, what = \
+    size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same = \
         line.rstrip("\n").split("|")
     samples, wall, cpu = int(samples), float(wall), float(cpu)
     rows.append({"size": int(size), "samples": samples, "tool": tool,
                  "command": command.replace(top + "/", ""), "computes": what,
+                 "same_work_as": same,
                  "input_bytes": int(nbytes), "output_lines": int(lines),
                  "wall_s": wall, "cpu_s": cpu, "peak_rss_kib": int(rss),
                  "samples_per_s_wall": round(samples / max(wall, 0.01)),
                  "samples_per_s_cpu": round(samples / max(cpu, 0.01))})
-for row in rows:
-    ref = next(r for r in rows
-               if r["size"] == row["size"] and r["tool"] == "sleepy-parse")
-    row["sleepy_speedup_cpu"] = round(ref["samples_per_s_cpu"] /
-                                      row["samples_per_s_cpu"], 2)
-    row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
-                                       row["samples_per_s_wall"], 2)
-    row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] /
-                                          row["peak_rss_kib"], 3)
 
-head = "%-24s %9s %7s %7s %11s %11s %8s %8s %7s %6s"
-print(head % ("", "", "wall", "cpu", "samples/s", "samples/s", "peak RSS",
-              "output", "sleepy", "sleepy"))
-print(head % ("tool", "samples", "s", "s", "(wall)", "(cpu)", "MiB",
-              "lines", "x cpu", "x mem"))
+
+def row_of(size, tool):
+    return next(r for r in rows if r["size"] == size and r["tool"] == tool)
+
+
+for row in rows:
+    if row["tool"].startswith("perf"):
+        # sleepy-parse doing the same work, over this perf report
+        ref = row_of(row["size"], row["same_work_as"])
+        row["sleepy_speedup_cpu"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
+        row["sleepy_speedup_wall"] = round(row["wall_s"] / max(ref["wall_s"], 0.01), 2)
+        row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] / row["peak_rss_kib"], 3)
+    elif row["tool"] != "sleepy-parse -s pid,ip":
+        # what naming every sample costs over aggregating them
+        ref = row_of(row["size"], "sleepy-parse -s pid,ip")
+        row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
+
+head = "%-28s %9s %7s %7s %11s %8s %8s %s"
+print(head % ("", "", "wall", "cpu", "samples/s", "peak RSS", "output", ""))
+print(head % ("tool", "samples", "s", "s", "(cpu)", "MiB", "lines", "ratio"))
 for r in rows:
-    print("%-24s %9d %7.2f %7.2f %11d %11d %8.1f %8d %7.1f %6.2f" % (
-        r["tool"], r["samples"], r["wall_s"], r["cpu_s"],
-        r["samples_per_s_wall"], r["samples_per_s_cpu"],
-        r["peak_rss_kib"] / 1024, r["output_lines"],
-        r["sleepy_speedup_cpu"], r["sleepy_memory_fraction"]))
-print("(sleepy x cpu: sleepy-parse samples/s over this tool'"'"'s, by CPU time; "
-      "x mem: sleepy-parse peak RSS / this tool'"'"'s)")
+    if "sleepy_speedup_cpu" in r:
+        ratio = "sleepy-parse %.1fx faster (cpu), %.2f of the memory" % (
+            r["sleepy_speedup_cpu"], r["sleepy_memory_fraction"])
+    elif "cpu_over_aggregation" in r:
+        ratio = "%.1fx the cpu time of aggregating alone" % r["cpu_over_aggregation"]
+    else:
+        ratio = ""
+    print(head % (r["tool"], r["samples"], "%.2f" % r["wall_s"], "%.2f" % r["cpu_s"],
+                  r["samples_per_s_cpu"], "%.1f" % (r["peak_rss_kib"] / 1024),
+                  r["output_lines"], ratio))
 json.dump({"benchmark": "parse-speed", "runs": int(runs),
            "statistic": "median wall and cpu (user+sys) time, largest peak RSS",
            "perf_record": {"event": event, "period_ns": int(period)},
-           "sleepy_recording": "gen-recording -n SAMPLES -a PROCESSES "
-                               "(synthetic, seed 1)",
+           "sleepy_recording": "perf2sleepy: the same samples, forks, execs, "
+                               "exits and file mappings (with build-ids) as "
+                               "the perf.data",
            "load_before": load, "results": rows},
           open(path, "w"), indent=2)
 ' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
