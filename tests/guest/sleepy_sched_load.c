@@ -6,7 +6,10 @@
  *   sleeper COUNT MS       nanosleep MS ms, COUNT times
  *   writer COUNT MS        one byte to stdout every MS ms, COUNT times
  *   reader                 read stdin to its end; prints the bytes read
- *   hog CPU SECONDS        spin on CPU for SECONDS of wall-clock time
+ *   hog CPU SECONDS        spin on CPU for SECONDS of wall-clock time, then
+ *                          print "hog PID CPU-NS WALL-NS": its CPU time as
+ *                          the scheduler counts it and its time from main
+ *                          to exit, to check sleepy's account against
  *   pingpong ROUNDS        two threads waking each other over futexes and
  *                          a pipe pair, ROUNDS times (a switch storm)
  */
@@ -54,8 +57,9 @@ static double now(void)
 static int hog(int cpu, long seconds)
 {
 	cpu_set_t set;
-	double end = now() + seconds;
+	double start = now(), end = start + seconds;
 	volatile unsigned long spins = 0;
+	struct timespec cpu_time;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -66,6 +70,10 @@ static int hog(int cpu, long seconds)
 	while (now() < end)
 		for (int i = 0; i < 100000; i++)
 			spins++;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu_time);
+	printf("hog %d %lld %lld\n", getpid(),
+	       cpu_time.tv_sec * 1000000000LL + cpu_time.tv_nsec,
+	       (long long)((now() - start) * 1e9));
 	return 0;
 }
 

@@ -90,7 +90,7 @@ if [ "${1-}" = storm ]; then
 	exit 0
 fi
 
-plan 13
+plan 16
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
@@ -130,18 +130,38 @@ echo "# pipe: $r"
 check "pipe: the reader read $(head -n1 /tmp/reader.out) bytes of 100" [ "$(head -n1 /tmp/reader.out)" = 100 ]
 check "pipe: writer#1 -> reader#1 $(field "$r" count) wakeups for 100 writes (within 1%)" \
 	between "$(field "$r" count)" 99 101
+count=$(field "$r" count)
+r=$(row /tmp/pipe.json wakeups_by_count '"waker": "writer#1"' '"wakee": "reader#1"')
+order=$(sed -n '/^  "wakeups_by_count": \[/,/^  \]/p' /tmp/pipe.json |
+	sed -n 's/.*"count": \([0-9]*\).*/\1/p' | tr '\n' ' ')
+echo "# pipe by count: $order"
+check "pipe: wakeups by count: writer#1 -> reader#1 with the same $(field "$r" count), counts in descending order ($order)" \
+	eval '[ -n "$count" ] && [ "$(field "$r" count)" = "$count" ] &&
+	      echo "$order" | awk "{ for (i = 2; i <= NF; i++) if (\$i > \$(i - 1)) exit 1 }"'
 r=$(row /tmp/pipe.json chain '"depth": 1,' '"waker": "writer#1"' '"wakee": "reader#1"')
 echo "# chain: $r"
 check "pipe: --chain reader#1 puts $(field "$r" wakee_blocked_ns) ns of the reader's blocked time on writer#1 (of ~2 s)" \
 	between "$(field "$r" wakee_blocked_ns)" 1900000000 2100000000
 
 # Two hogs pinned to CPU 1 for 2 s: each preempts the other.
-sleepy-record --sched -o /tmp/hogs.data -- sh -c "$bin/hog 1 2 & $bin/hog 1 2; wait" > /dev/null
+# Each prints its CPU time as the scheduler counts it and its time from
+# main to exit: sleepy's on-CPU time and lifetime, from its own switch
+# and process records, must agree with them.
+sleepy-record --sched -o /tmp/hogs.data -- sh -c "$bin/hog 1 2 & $bin/hog 1 2; wait" > /tmp/hogs.out
 sleepy-parse --format json /tmp/hogs.data > /tmp/hogs.json
-waits=0 accounted=0 shares=0
+waits=0 accounted=0 shares=0 on_cpu=0 lifetimes=0
 for hog in hog#1 hog#2; do
 	r=$(row /tmp/hogs.json wall "\"app\": \"$hog\"")
 	echo "# $hog: $r"
+	pid=$(field "$(row /tmp/hogs.json by_app "\"app\": \"$hog\"")" pid)
+	set -- $(grep "^hog ${pid:-none} " /tmp/hogs.out)
+	echo "# $hog: pid ${pid:-?}, its own CPU time ${3:-?} ns, main to exit ${4:-?} ns"
+	if [ -n "$4" ]; then
+		between "$(field "$r" on_cpu_ns)" $(($3 * 95 / 100)) $(($3 * 105 / 100)) &&
+			on_cpu=$((on_cpu + 1))
+		between "$(field "$r" lifetime_ns)" $4 $(($4 * 105 / 100)) &&
+			lifetimes=$((lifetimes + 1))
+	fi
 	life=$(field "$r" lifetime_ns)
 	wait_ns=$(( $(field "$r" preempted_ns) + $(field "$r" runqueue_ns) ))
 	between "$wait_ns" 300000000 "${life:-0}" && waits=$((waits + 1))
@@ -152,6 +172,8 @@ done
 check "hogs: both waited for the CPU (preempted + run queue over 0.3 s): $waits of 2" [ $waits = 2 ]
 check "hogs: on + off + wait = lifetime within 5% for both: $accounted of 2" [ $accounted = 2 ]
 check "hogs: each ran 35-65% of its lifetime: $shares of 2" [ $shares = 2 ]
+check "hogs: on-CPU time within 5% of the CPU time the scheduler counted: $on_cpu of 2" [ $on_cpu = 2 ]
+check "hogs: lifetime from main to exit + at most 5%: $lifetimes of 2" [ $lifetimes = 2 ]
 
 # diff: the same sleeper sleeping 2 ms, then 20 ms; its sleeps must rank
 # first, about log2(10) = 3.3 buckets apart.

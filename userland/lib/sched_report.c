@@ -68,6 +68,14 @@ static int cmp_links(const void *a, const void *b)
 	       cmp_u64_desc(x->count, y->count);
 }
 
+static int cmp_links_by_count(const void *a, const void *b)
+{
+	const struct sleepy_wakeup_link *x = a, *y = b;
+
+	return cmp_u64_desc(x->count, y->count) ?:
+	       cmp_u64_desc(x->blocked_ns, y->blocked_ns);
+}
+
 static uint64_t wall_accounted(const struct sleepy_wall *w)
 {
 	uint64_t sum = 0;
@@ -257,14 +265,13 @@ static void link_row(struct sleepy_output *out, struct sleepy_profile *profile,
 
 static void report_wakeups(struct sleepy_output *out,
 			   const struct sleepy_report_options *opts,
-			   struct sleepy_profile *profile,
+			   struct sleepy_profile *profile, const char *key,
+			   const char *title,
 			   const struct sleepy_wakeup_link *links, size_t n)
 {
 	size_t i, shown = 0;
 
-	sleepy_output_table(out, "wakeups",
-			    "Wakeups: waker -> wakee, by the wakee's blocked time",
-			    link_columns + 1, 4);
+	sleepy_output_table(out, key, title, link_columns + 1, 4);
 	for (i = 0; i < n; i++) {
 		const struct sleepy_app *wakee =
 			sleepy_profile_app(profile, links[i].wakee_appid);
@@ -358,7 +365,14 @@ void sleepy_sched_report(struct sleepy_output *out,
 	report_offcpu(out, opts, profile);
 	report_wall(out, opts, profile);
 	links = sleepy_table_sorted(&profile->sched->links, &n, cmp_links);
-	report_wakeups(out, opts, profile, links, n);
+	report_wakeups(out, opts, profile, "wakeups",
+		       "Wakeups: waker -> wakee, by the wakee's blocked time",
+		       links, n);
+	qsort(links, n, sizeof(*links), cmp_links_by_count);
+	report_wakeups(out, opts, profile, "wakeups_by_count",
+		       "Wakeups: waker -> wakee, by count", links, n);
+	/* The chain follows the links that cost the most blocked time. */
+	qsort(links, n, sizeof(*links), cmp_links);
 	if (opts->chain_name)
 		report_chain(out, opts, profile, links, n);
 	free(links);

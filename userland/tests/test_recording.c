@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 100
+#define PLANNED_TESTS 101
 
 static int failures, tests;
 
@@ -2158,6 +2158,49 @@ static void test_pprof(void)
 	free(b.data);
 }
 
+/*
+ * Wakeup links by count and by blocked time: a woke the sleeper once
+ * after 5000 ns, b three times after 100 ns each.
+ */
+static void test_wakeups_by_count(void)
+{
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	const char *by_time, *by_count;
+	char *text;
+	uint64_t t;
+	bool ok;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "sleeper", 1);
+	put_app(&b, 2, "a", 1);
+	put_app(&b, 3, "b", 1);
+	put_switch(&b, 0, 1000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+	put_switch(&b, 0, 1100, 100, 1, SLEEPY_SWITCH_SLEEP, 0x10, 0, 0);
+	put_wakeup(&b, 0, 6100, 300, 2, 100, 1, 0);
+	for (t = 6100; t < 6700; t += 200) {
+		put_switch(&b, 0, t, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 100, 1);
+		put_switch(&b, 0, t + 100, 100, 1, SLEEPY_SWITCH_SLEEP, 0x10, 0, 0);
+		put_wakeup(&b, 0, t + 200, 400, 3, 100, 1, 0);
+	}
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	text = report(&p, &rec, NULL, SLEEPY_FORMAT_TEXT, NULL);
+	by_time = text ? strstr(text, "by the wakee's blocked time ==") : NULL;
+	by_count = text ? strstr(text, "waker -> wakee, by count ==") : NULL;
+	ok = by_time && by_count &&
+	     strstr(by_time, "a#1") < strstr(by_time, "b#1") &&
+	     strstr(by_count, "b#1") < strstr(by_count, "a#1") &&
+	     lines_with(by_count, "b#1", " 3 ") == 1;
+	check(ok, "sched: wakeup links by blocked time (a#1 first) and by count (b#1, 3 wakeups, first)");
+	if (!ok && text)
+		comment("report", text);
+	free(text);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2171,6 +2214,7 @@ int main(int argc, char **argv)
 	test_parsers();
 	test_function_rows();
 	test_sched_replay();
+	test_wakeups_by_count();
 	test_folded_cpu();
 	test_folded_offcpu();
 	test_kernel_symbols();
