@@ -75,8 +75,9 @@ static const char usage[] =
 "\n"
 "With --pprof, the samples go to OUT as a pprof profile (gzip-compressed\n"
 "protobuf) for go tool pprof, Pyroscope, Parca or any pprof store: one\n"
-"sample per application instance and IP, values samples/count and\n"
-"cpu/nanoseconds, labels app and pid, functions named as in the reports,\n"
+"sample per application instance, thread and IP (or stack), values\n"
+"samples/count and cpu/nanoseconds, labels app, pid and tid, functions\n"
+"named as in the reports,\n"
 "file mappings with their build-ids.\n"
 "\n"
 "EXAMPLES:\n"
@@ -503,8 +504,10 @@ int main(int argc, char **argv)
 	ret = parse_args(&opts, argc, argv);
 	if (ret >= 0)
 		goto out;
+	/* pprof labels each sample with its thread, as perf's converters do. */
 	ret = read_recording(opts.report.path, &rec, &profile,
-			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID));
+			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID) ||
+			     opts.pprof);
 	if (ret < 0) {
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;

@@ -28,7 +28,7 @@ typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
 #define MAX_VALUES	2	/* samples/count, cpu/nanoseconds */
-#define MAX_LABELS	2	/* app, pid */
+#define MAX_LABELS	3	/* app, pid and, per thread, tid */
 
 struct sample_entry {
 	Sample sample;
@@ -64,7 +64,7 @@ struct builder {
 	struct sleepy_table mapping_ids;	/* struct id_slot */
 	struct sleepy_table location_ids;	/* struct id_slot */
 	struct sleepy_table function_ids;	/* struct id_slot */
-	int64_t str_app, str_pid;
+	int64_t str_app, str_pid, str_tid;
 	uint64_t kernel_mapping;	/* id of [kernel.kallsyms], 0 = none yet */
 };
 
@@ -312,7 +312,7 @@ static uint64_t ip_location(struct builder *b, const struct sleepy_app *app,
 }
 
 static struct sample_entry *add_sample(struct builder *b,
-				       const struct sleepy_app *app,
+				       const struct sleepy_app *app, uint32_t tid,
 				       uint64_t samples, uint64_t period_ns)
 {
 	struct sample_entry *e = vec_push(&b->samples);
@@ -327,7 +327,10 @@ static struct sample_entry *add_sample(struct builder *b,
 	perftools__profiles__label__init(&e->labels[1]);
 	e->labels[1].key = b->str_pid;
 	e->labels[1].num = app->pid;
-	e->sample.n_label = MAX_LABELS;
+	perftools__profiles__label__init(&e->labels[2]);
+	e->labels[2].key = b->str_tid;
+	e->labels[2].num = tid;
+	e->sample.n_label = tid ? 3 : 2;
 	return e;
 }
 
@@ -346,7 +349,7 @@ static void add_ips(struct builder *b, uint64_t period_ns)
 			app = sleepy_profile_app(b->profile, ips[i]->appid);
 		if (!sleepy_report_app_selected(b->opts, app))
 			continue;
-		e = add_sample(b, app, ips[i]->samples, period_ns);
+		e = add_sample(b, app, ips[i]->tid, ips[i]->samples, period_ns);
 		/*
 		 * Recorded without -k, the IP is where the task entered the
 		 * kernel: one [kernel] location, as perf shows a sample with
@@ -386,7 +389,7 @@ static void add_stacks(struct builder *b, uint64_t period_ns)
 
 		if (!sleepy_report_app_selected(b->opts, app))
 			continue;
-		e = add_sample(b, app, stack->samples, period_ns);
+		e = add_sample(b, app, stack->tid, stack->samples, period_ns);
 		e->location_ids = sleepy_xrealloc(NULL, (stack->nr_kernel +
 					stack->nr_user + 3) * sizeof(uint64_t));
 		for (f = 0; f < stack->nr_kernel; f++)
@@ -512,6 +515,7 @@ static void builder_init(struct builder *b,
 	string_id(b, "");
 	b->str_app = string_id(b, "app");
 	b->str_pid = string_id(b, "pid");
+	b->str_tid = string_id(b, "tid");
 }
 
 static void builder_free(struct builder *b)

@@ -302,7 +302,8 @@ static int stack_match(const void *slot, const void *arg)
 {
 	const struct sleepy_stack *a = slot, *b = arg;
 
-	return a->appid == b->appid && a->in_kernel == b->in_kernel &&
+	return a->appid == b->appid && a->tid == b->tid &&
+	       a->in_kernel == b->in_kernel &&
 	       a->flags == b->flags && a->nr_kernel == b->nr_kernel &&
 	       a->nr_user == b->nr_user &&
 	       !memcmp(a->ips, b->ips, (a->nr_kernel + a->nr_user) * sizeof(*a->ips));
@@ -315,6 +316,7 @@ static void add_stack(struct sleepy_profile *profile,
 	unsigned int frames = chain->nr_kernel + chain->nr_user;
 	struct sleepy_stack key = {
 		.appid = sample->appid,
+		.tid = profile->by_tid ? sample->tid : 0,
 		.nr_kernel = chain->nr_kernel,
 		.nr_user = chain->nr_user,
 		.flags = chain->flags & (SLEEPY_CALLCHAIN_KERNEL_CUT |
@@ -324,7 +326,8 @@ static void add_stack(struct sleepy_profile *profile,
 		.ips = (uint64_t *)chain->ips,
 	};
 	const uint64_t fields[] = {
-		key.appid, (uint64_t)key.nr_kernel << 16 | key.nr_user,
+		(uint64_t)key.tid << 32 | key.appid,
+		(uint64_t)key.nr_kernel << 16 | key.nr_user,
 		(uint64_t)key.flags << 1 | key.in_kernel,
 	};
 	uint64_t hash = sleepy_fnv(SLEEPY_FNV_BASIS, fields, sizeof(fields));

@@ -108,6 +108,7 @@ struct sleepy_mapping {
  */
 struct sleepy_stack {
 	uint32_t appid;
+	uint32_t tid;		/* 0 unless sleepy_profile.by_tid */
 	uint16_t nr_kernel;
 	uint16_t nr_user;
 	uint32_t flags;		/* SLEEPY_CALLCHAIN_* */
@@ -121,7 +122,7 @@ struct sleepy_irqs;
 
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
-	/* Set before reading: IP counts per thread too (--sort tid). */
+	/* Set before reading: IP counts and stacks per thread too. */
 	bool by_tid;
 	/* Switch and wakeup records (sched.h), NULL if the recording has none. */
 	struct sleepy_sched *sched;

@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 101
+#define PLANNED_TESTS 102
 
 static int failures, tests;
 
@@ -2201,6 +2201,62 @@ static void test_wakeups_by_count(void)
 	free(b.data);
 }
 
+/*
+ * --pprof reads per thread: one sample per thread and IP, labelled tid
+ * (3 samples of thread 101 and 2 of 105 at one IP of one process).
+ */
+static void test_pprof_threads(void)
+{
+	struct sleepy_report_options opts = { .path = "t" };
+	char path[] = "/tmp/sleepy-pprof-threads-XXXXXX";
+	int64_t by_tid[2] = {};
+	struct sleepy_recording rec;
+	struct builder b = {};
+	struct sleepy_profile p;
+	bool labelled = true;
+	Pprof *pp = NULL;
+	size_t i;
+	int fd;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "worker", 1);
+	for (i = 0; i < 5; i++) {
+		struct sleepy_sample r = {
+			.header = { SLEEPY_REC_SAMPLE, sizeof(r), 0 },
+			.time_ns = 2000 + b.size, .user_ip = 0x401000,
+			.tid = i < 3 ? 101 : 105, .appid = 1,
+		};
+
+		put(&b, &r, sizeof(r));
+	}
+	put_trailer(&b, 5, 0);
+	sleepy_profile_init(&p);
+	p.by_tid = true;
+	if (!sleepy_recording_open_mem(&rec, b.data, b.size))
+		sleepy_profile_read(&p, &rec);
+	fd = mkstemp(path);
+	close(fd);
+	if (!sleepy_pprof_write(path, &opts, &p, &rec))
+		pp = read_pprof(path);
+	unlink(path);
+	for (i = 0; pp && i < pp->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pp->sample[i];
+
+		labelled &= s->n_label == 3 &&
+			    !strcmp(pprof_string(pp, s->label[2]->key), "tid");
+		if (s->n_label == 3 && s->label[2]->num == 101)
+			by_tid[0] += s->value[0];
+		if (s->n_label == 3 && s->label[2]->num == 105)
+			by_tid[1] += s->value[0];
+	}
+	check(pp && pp->n_sample == 2 && labelled && by_tid[0] == 3 && by_tid[1] == 2,
+	      "pprof: a sample per thread, labelled tid (101: 3, 105: 2)");
+	if (pp)
+		perftools__profiles__profile__free_unpacked(pp, NULL);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2229,5 +2285,6 @@ int main(int argc, char **argv)
 	test_sort();
 	test_call_stacks();
 	test_pprof_stacks();
+	test_pprof_threads();
 	return failures ? 1 : 0;
 }
