@@ -373,8 +373,8 @@ def main():
         # Cost per record over the same tool's sampling alone.
         plain_of = {"sleepy": "sleepy", "perf": "perf", "perf-sched-record": "none"}
         rows = []
-        for c in ["none", "sleepy", "sleepy-sched", "sleepy-irq", "sleepy-sched-irq",
-                  "perf", "perf-sched", "perf-sched-record"]:
+        for c in ["none", "sleepy", "sleepy-sched", "sleepy-sched-probes", "sleepy-irq",
+                  "sleepy-sched-irq", "perf", "perf-sched", "perf-sched-record"]:
             rs = [r for r in runs if r["config"] == c and r["rep"] in base]
             if not rs:
                 continue
@@ -394,7 +394,9 @@ def main():
                   "divided by the switch and wakeup records written.  perf-sched records "
                   "the tracepoints sleepy's calls sit next to (sched_switch, sched_waking, "
                   "sched_wakeup_new); `perf sched record` its own set (with raw tracepoint "
-                  "data, and sched_wakeup and sched_migrate_task besides).\n")
+                  "data, and sched_wakeup and sched_migrate_task besides).  "
+                  "sleepy-sched-probes records what sleepy-sched does through probes "
+                  "on those three tracepoints instead of sleepy's calls.\n")
         md.append(fmt_table(["configuration", "elapsed s", "overhead %", "records",
                              "cost/record µs", "dropped"], rows))
         with open(os.path.join(args.results, "sched.json"), "w") as f:

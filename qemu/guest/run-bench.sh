@@ -117,7 +117,10 @@ done
 # The cost of --sched and --irq: two threads waking each other over a
 # futex and a pipe pair, 20,000 rounds, both pinned to the workload CPU,
 # so every round is four context switches and two wakeups; sampling at
-# 1 kHz alone, then with --sched, --irq and both.  perf on the same run:
+# 1 kHz alone, then with --sched, --irq and both, and with --sched
+# recorded through tracepoint probes instead of sleepy's calls
+# (sleepy.sched_probes, the same work behind the tracepoints' own static
+# keys and probe calls).  perf on the same run:
 # cpu-clock at 1 kHz alone, then with the tracepoints sleepy's --sched
 # hooks sit next to (sched_switch, sched_waking, sched_wakeup_new), and
 # `perf sched record` (its own set, raw tracepoint data, no sampling).
@@ -142,17 +145,20 @@ if want sched; then
 	pingpong="elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000"
 	rep=1
 	while [ $rep -le $repetitions ]; do
-		for config in none sleepy sleepy-sched sleepy-irq sleepy-sched-irq \
-			      perf perf-sched perf-sched-record; do
+		for config in none sleepy sleepy-sched sleepy-sched-probes sleepy-irq \
+			      sleepy-sched-irq perf perf-sched perf-sched-record; do
 			events=0 dropped=0
 			case $config in
 			none)
 				$pingpong 2> /tmp/t ;;
 			sleepy*)
-				flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
+				flags=$(echo ${config#sleepy} | sed 's/-probes//; s/-/ --/g')
+				probes=/sys/module/sleepy/parameters/sched_probes
+				case $config in *-probes) echo 1 > $probes ;; esac
 				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
 				$pingpong 2> /tmp/t
 				sleepy-stop > /dev/null
+				case $config in *-probes) echo 0 > $probes ;; esac
 				sleepy-parse --format json --top 1 /tmp/sb.data > /tmp/sb.json
 				events=$(( $(json_field switches) + $(json_field wakeups) ))
 				dropped=$(json_field dropped)

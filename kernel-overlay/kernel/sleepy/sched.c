@@ -21,16 +21,26 @@
  * a session with SLEEPY_FLAG_SCHED samples, so other sessions pay nothing
  * on the scheduler's paths; the session stop turns it off before its grace
  * period.
+ *
+ * Calls, not tracepoint probes: CONFIG_TRACEPOINTS comes only with the
+ * tracing infrastructure.  On a kernel that has it, sleepy.sched_probes=1
+ * (boot or /sys/module/sleepy/parameters, between sessions) records
+ * through probes on sched_switch, sched_waking and sched_wakeup_new
+ * instead, registered for each such session outside the hotplug lock
+ * (registering enables the tracepoints' keys, which takes it), so that
+ * the cost of the two can be compared on the same kernel.
  */
 #include <linux/cpu.h>
 #include <linux/interrupt.h>
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
 #include <linux/sched/task_stack.h>
 #include <linux/sleepy.h>
 #include <linux/stacktrace.h>
+#include <trace/events/sched.h>
 
 #include "sleepy.h"
 
@@ -186,14 +196,97 @@ void __sleepy_wakeup(struct task_struct *wakee, bool new_task)
 			    sizeof(rec));
 }
 
+#ifdef CONFIG_TRACEPOINTS
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sleepy."
+static bool sleepy_sched_probes;
+module_param_named(sched_probes, sleepy_sched_probes, bool, 0644);
+MODULE_PARM_DESC(sched_probes, "record the scheduler through tracepoint probes, not calls");
+
 /*
- * Turns the hooks on for @session if it asked for them; the caller holds
- * cpus_read_lock() and has set the session sampling.
+ * Registered only for the sessions that record the scheduler, so they do
+ * what the calls do: the probes' cost is the tracepoints' own.
+ */
+static void sleepy_probe_switch(void *unused, bool preempt,
+				struct task_struct *prev,
+				struct task_struct *next, unsigned int prev_state)
+{
+	__sleepy_switch(preempt, prev, next, prev_state);
+}
+
+static void sleepy_probe_waking(void *unused, struct task_struct *wakee)
+{
+	__sleepy_wakeup(wakee, false);
+}
+
+static void sleepy_probe_wakeup_new(void *unused, struct task_struct *task)
+{
+	__sleepy_wakeup(task, true);
+}
+
+/* Whether the probes are registered, under sleepy_session_lock. */
+static bool sleepy_probes_registered;
+
+/*
+ * Registers the probes for @session if it asked for the scheduler and
+ * sleepy.sched_probes is set; process context, sleepy_session_lock held,
+ * cpus_read_lock() not.  If one cannot be registered (no memory), the
+ * session records through the calls.
+ */
+void sleepy_sched_probes_register(struct sleepy_session *session)
+{
+	int err;
+
+	if (!(session->attr.flags & SLEEPY_FLAG_SCHED) ||
+	    !READ_ONCE(sleepy_sched_probes))
+		return;
+	err = register_trace_sched_switch(sleepy_probe_switch, NULL);
+	if (err)
+		goto fail;
+	err = register_trace_sched_waking(sleepy_probe_waking, NULL);
+	if (err)
+		goto switch_registered;
+	err = register_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
+	if (err)
+		goto waking_registered;
+	sleepy_probes_registered = true;
+	return;
+
+waking_registered:
+	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
+switch_registered:
+	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+fail:
+	pr_warn_ratelimited("sleepy: scheduler probes not registered (%d), using the calls\n",
+			    err);
+}
+
+/* After the session stopped sampling: the probes then do nothing. */
+void sleepy_sched_probes_unregister(void)
+{
+	if (!sleepy_probes_registered)
+		return;
+	unregister_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
+	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
+	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
+	tracepoint_synchronize_unregister();
+	sleepy_probes_registered = false;
+}
+#else
+static const bool sleepy_probes_registered;
+#endif
+
+/*
+ * Turns the hooks on for @session if it asked for them, unless probes
+ * record it; the caller holds cpus_read_lock() and has set the session
+ * sampling.
  */
 void sleepy_sched_start(struct sleepy_session *session)
 {
 	lockdep_assert_cpus_held();
-	if (session->attr.flags & SLEEPY_FLAG_SCHED)
+	if ((session->attr.flags & SLEEPY_FLAG_SCHED) &&
+	    !sleepy_probes_registered)
 		static_branch_enable_cpuslocked(&sleepy_sched_active);
 }
 

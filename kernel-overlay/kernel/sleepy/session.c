@@ -203,6 +203,7 @@ static void sleepy_session_run(struct sleepy_session *session)
 	 * sampling, so that the walks do not compete with the interrupts.
 	 */
 	sleepy_announce_mappings(session);
+	sleepy_sched_probes_register(session);
 	cpus_read_lock();
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
@@ -226,6 +227,7 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	sleepy_irq_reset();
 	sleepy_sampling_stop();
 	cpus_read_unlock();
+	sleepy_sched_probes_unregister();
 
 	sleepy_irq_write(session);
 	session->stop_ns = sleepy_now();

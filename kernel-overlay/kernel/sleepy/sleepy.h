@@ -181,6 +181,15 @@ size_t sleepy_stack_fill(struct sleepy_session *session,
 /* sched.c: the context switch and wakeup hooks; cpus_read_lock() held. */
 void sleepy_sched_start(struct sleepy_session *session);
 void sleepy_sched_stop(void);
+/* Or tracepoint probes, for comparing their cost; no locks held. */
+#ifdef CONFIG_TRACEPOINTS
+void sleepy_sched_probes_register(struct sleepy_session *session);
+void sleepy_sched_probes_unregister(void);
+#else
+static inline void sleepy_sched_probes_register(struct sleepy_session *session) { }
+
+static inline void sleepy_sched_probes_unregister(void) { }
+#endif
 
 /* irq.c: interrupt histograms; start and stop with cpus_read_lock() held. */
 int sleepy_irq_create(struct sleepy_session *session);
