@@ -23,7 +23,7 @@ ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 def read_raw(path):
     rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
-            "memory": None, "sched": []}
+            "memory": None, "sched": [], "irq": []}
     with open(path) as f:
         for line in f:
             kind, *fields = line.rstrip("\n").split("\t")
@@ -45,9 +45,9 @@ def read_raw(path):
                     buffer_size=size, drainer_stopped_s=int(seconds),
                     frequency=int(hz), samples=int(samples),
                     dropped=int(dropped)))
-            elif kind == "sched":
+            elif kind in ("sched", "irq"):
                 config, rep, ns, events, dropped = fields
-                rows["sched"].append(dict(config=config, rep=int(rep), elapsed_ns=int(ns),
+                rows[kind].append(dict(config=config, rep=int(rep), elapsed_ns=int(ns),
                                           events=int(events), dropped=int(dropped or 0)))
             elif kind == "memory" and len(fields) == 2:
                 rows["memory"] = dict(buffer_bytes_per_cpu=int(fields[0]),
@@ -363,18 +363,16 @@ def main():
             with open(os.path.join(args.results, "overhead-one-vcpu.json"), "w") as f:
                 json.dump(dict(guest=guest, table=one), f, indent=1)
 
-    if raw["sched"]:
-        runs = raw["sched"]
-
+    def event_cost_table(runs, configs, plain_of):
+        """Median elapsed and overhead over none, and the cost per event:
+        the extra time over the same tool sampling alone (plain_of) divided
+        by the events it recorded, paired by repetition."""
         def elapsed_by_rep(config):
             return {r["rep"]: r["elapsed_ns"] for r in runs if r["config"] == config}
 
         base = elapsed_by_rep("none")
-        # Cost per record over the same tool's sampling alone.
-        plain_of = {"sleepy": "sleepy", "perf": "perf", "perf-sched-record": "none"}
         rows = []
-        for c in ["none", "sleepy", "sleepy-sched", "sleepy-sched-probes", "sleepy-irq",
-                  "sleepy-sched-irq", "perf", "perf-sched", "perf-sched-record"]:
+        for c in configs:
             rs = [r for r in runs if r["config"] == c and r["rep"] in base]
             if not rs:
                 continue
@@ -387,8 +385,16 @@ def main():
                          f"{over:+.2f}", f"{statistics.median(r['events'] for r in rs):.0f}",
                          f"{statistics.median(per):.3f}" if per else "-",
                          sum(r["dropped"] for r in rs)])
+        return len(base), rows
+
+    if raw["sched"]:
+        reps, rows = event_cost_table(
+            raw["sched"],
+            ["none", "sleepy", "sleepy-sched", "sleepy-sched-probes", "sleepy-irq",
+             "sleepy-sched-irq", "perf", "perf-sched", "perf-sched-record"],
+            {"sleepy": "sleepy", "perf": "perf", "perf-sched-record": "none"})
         md.append("\n### --sched and --irq on a context-switch storm (pingpong, 20,000 rounds "
-                  "on one CPU; sampling at 1 kHz; median of %d)\n" % len(base))
+                  "on one CPU; sampling at 1 kHz; median of %d)\n" % reps)
         md.append("Cost per record: the extra time over the same tool sampling alone "
                   "(sleepy, perf; `perf sched record`, which does not sample: over none) "
                   "divided by the switch and wakeup records written.  perf-sched records "
@@ -400,7 +406,22 @@ def main():
         md.append(fmt_table(["configuration", "elapsed s", "overhead %", "records",
                              "cost/record µs", "dropped"], rows))
         with open(os.path.join(args.results, "sched.json"), "w") as f:
-            json.dump(dict(guest=guest, runs=runs), f, indent=1)
+            json.dump(dict(guest=guest, runs=raw["sched"]), f, indent=1)
+
+    if raw["irq"]:
+        reps, rows = event_cost_table(raw["irq"], ["none", "sleepy", "sleepy-irq", "perf", "perf-irq"],
+                                      {})
+        md.append("\n### --irq on a timer interrupt storm (20,000 sleeps of 50 µs on one CPU, "
+                  "each ended by a local timer interrupt; sampling at 1 kHz; median of %d)\n" % reps)
+        md.append("Cost per event: the extra time over the same tool sampling alone divided "
+                  "by the interrupts and softirqs handled during the run (sleepy: the counts "
+                  "of its histograms; perf: its *_entry records of irq:irq_handler, "
+                  "irq:softirq and irq_vectors:local_timer, the tracepoints BCC's hardirqs "
+                  "and softirqs use, each interrupt two records).\n")
+        md.append(fmt_table(["configuration", "elapsed s", "overhead %", "events",
+                             "cost/event µs", "dropped"], rows))
+        with open(os.path.join(args.results, "irq.json"), "w") as f:
+            json.dump(dict(guest=guest, runs=raw["irq"]), f, indent=1)
 
     acc = accuracy(args.raw, args.binaries)
     if acc:

@@ -5,14 +5,14 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,... and sleepy.parts=overhead,sched,drain,stalled;
+# sleepy.workloads=loop,call,... and sleepy.parts=overhead,sched,irq,drain,stalled;
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
 reps=5 drain_seconds=60 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
-parts="overhead sched drain stalled"
+parts="overhead sched irq drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
@@ -127,13 +127,14 @@ done
 # perf starts the workload itself, so its setup is not timed; `elapsed`
 # times the workload alone in every configuration.
 perf_sched_events="-e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new"
-# perf_events FILE: tracepoint samples and lost records, "EVENTS DROPPED":
-# PERF_RECORD_LOST from the aggregated stats, LOST_SAMPLES from each
-# event's own (the aggregated line repeats their sum).
+# perf_events FILE [EVENTS]: samples of the tracepoints matching the
+# regex EVENTS (default: the scheduler's) and lost records, "EVENTS
+# DROPPED": PERF_RECORD_LOST from the aggregated stats, LOST_SAMPLES from
+# each event's own (the aggregated line repeats their sum).
 perf_events() {
-	perf report --stats -i $1 2>/dev/null | awk '
+	perf report --stats -i $1 2>/dev/null | awk -v events="${2:-^sched:}" '
 		/^Aggregated stats:$/ { own = 0; next }
-		/ stats:$/ { own = 1; tp = ($1 ~ /^sched:/); next }
+		/ stats:$/ { own = 1; tp = ($1 ~ events); next }
 		!own && /^ *LOST events:/ { lost += $3 }
 		own && /LOST_SAMPLES events:/ { lost += $3 }
 		tp && /SAMPLE events:/ { n += $3 }
@@ -177,6 +178,56 @@ if want sched; then
 			ns=$(elapsed_of /tmp/t)
 			printf 'sched\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
 			say "pingpong $config rep $rep: ${ns:-?} ns, $events switch and wakeup records, $dropped dropped"
+		done
+		rep=$((rep + 1))
+	done
+fi
+
+# The cost of --irq: 20,000 sleeps of 50 us on the workload CPU, each
+# ended by the local timer's interrupt (and its softirqs), the interrupt
+# rate in guest time so that it repeats under -icount; sampling at 1 kHz
+# alone, then with --irq (each interrupt timed into a per-CPU histogram).
+# perf on the same run: cpu-clock at 1 kHz alone, then with the
+# tracepoints BCC's hardirqs and softirqs attach to, and x86's local
+# timer ones (every interrupt a record).  Events: interrupts and softirqs
+# handled (sleepy: the histograms' counts; perf: the entry records).
+perf_irq_events="-e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry -e irq:softirq_exit"
+perf_irq_events="$perf_irq_events -e irq_vectors:local_timer_entry -e irq_vectors:local_timer_exit"
+if want irq; then
+	mkdir -p /tmp/sched-bin
+	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/ticker
+	ticker="elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50"
+	rep=1
+	while [ $rep -le $repetitions ]; do
+		for config in none sleepy sleepy-irq perf perf-irq; do
+			events=0 dropped=0
+			case $config in
+			none)
+				$ticker 2> /tmp/t ;;
+			sleepy*)
+				flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
+				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
+				$ticker 2> /tmp/t
+				sleepy-stop > /dev/null
+				sleepy-parse --format json /tmp/sb.data > /tmp/sb.json
+				events=$(sed -n '/^  "\(hardirqs\|softirqs\)": \[/,/^  \]/p' /tmp/sb.json |
+					 sed -n 's/.*"count": \([0-9]*\).*/\1/p' |
+					 awk '{ n += $1 } END { print n + 0 }')
+				dropped=$(json_field dropped)
+				rm -f /tmp/sb.data ;;
+			perf*)
+				case $config in
+				perf) perf record -a -e cpu-clock -F 1000 -o /tmp/p.data -- $ticker ;;
+				perf-irq) perf record -a -e cpu-clock -F 1000 $perf_irq_events \
+					-o /tmp/p.data -- $ticker ;;
+				esac > /dev/null 2> /tmp/t
+				set -- $(perf_events /tmp/p.data '_entry$')
+				events=${1:-0} dropped=${2:-0}
+				rm -f /tmp/p.data ;;
+			esac
+			ns=$(elapsed_of /tmp/t)
+			printf 'irq\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
+			say "ticker $config rep $rep: ${ns:-?} ns, $events interrupts and softirqs, $dropped dropped"
 		done
 		rep=$((rep + 1))
 	done

@@ -12,6 +12,9 @@
  *                          to exit, to check sleepy's account against
  *   pingpong ROUNDS        two threads waking each other over futexes and
  *                          a pipe pair, ROUNDS times (a switch storm)
+ *   ticker COUNT US        nanosleep US microseconds, COUNT times: a timer
+ *                          interrupt for each (an interrupt storm whose
+ *                          rate is guest time, so it repeats under -icount)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,9 +41,9 @@ static long number(const char *s)
 	return v;
 }
 
-static void sleep_ms(long ms)
+static void sleep_us(long us)
 {
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+	struct timespec ts = { us / 1000000, us % 1000000 * 1000 };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -137,12 +140,12 @@ int main(int argc, char **argv)
 
 	if (!strcmp(name, "sleeper") && argc == 3) {
 		for (i = 0, count = number(argv[1]); i < count; i++)
-			sleep_ms(number(argv[2]));
+			sleep_us(number(argv[2]) * 1000);
 		return 0;
 	}
 	if (!strcmp(name, "writer") && argc == 3) {
 		for (i = 0, count = number(argv[1]); i < count; i++) {
-			sleep_ms(number(argv[2]));
+			sleep_us(number(argv[2]) * 1000);
 			if (write(1, "w", 1) != 1)
 				return 1;
 		}
@@ -158,6 +161,11 @@ int main(int argc, char **argv)
 		return hog(number(argv[1]), number(argv[2]));
 	if (!strcmp(name, "pingpong") && argc == 2)
 		return pingpong(number(argv[1]));
-	fprintf(stderr, "usage: sleeper COUNT MS | writer COUNT MS | reader | hog CPU SECONDS | pingpong ROUNDS (as the program's name)\n");
+	if (!strcmp(name, "ticker") && argc == 3) {
+		for (i = 0, count = number(argv[1]); i < count; i++)
+			sleep_us(number(argv[2]));
+		return 0;
+	}
+	fprintf(stderr, "usage: sleeper COUNT MS | writer COUNT MS | reader | hog CPU SECONDS | pingpong ROUNDS | ticker COUNT US (as the program's name)\n");
 	return 2;
 }
