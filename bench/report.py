@@ -23,16 +23,18 @@ ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 def read_raw(path):
     rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
-            "memory": None, "sched": [], "irq": []}
+            "memory": None, "sched": [], "irq": [], "callgraph": []}
     with open(path) as f:
         for line in f:
             kind, *fields = line.rstrip("\n").split("\t")
-            if kind == "overhead":
-                workload, config, rep, ns, samples, dropped = fields
-                rows["overhead"].append(dict(
+            if kind in ("overhead", "callgraph"):
+                # The recording's bytes came later: absent from older runs.
+                workload, config, rep, ns, samples, dropped = fields[:6]
+                rows[kind].append(dict(
                     workload=workload, config=config, rep=int(rep),
                     elapsed_ns=int(ns), samples=int(samples),
-                    dropped=int(dropped)))
+                    dropped=int(dropped),
+                    bytes=int(fields[6]) if len(fields) > 6 else 0))
             elif kind == "calibration":
                 rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
             elif kind == "drain":
@@ -55,7 +57,7 @@ def read_raw(path):
     return rows
 
 
-def overhead_table(runs, ns_per_instruction):
+def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
     """Medians over the repetitions.  Overhead and cost per sample are
     paired: each run against the no-profiler run of its own repetition
     (the runs of one repetition are back to back), so a slow drift of the
@@ -69,7 +71,7 @@ def overhead_table(runs, ns_per_instruction):
     for w in workloads:
         base_of = {r["rep"]: r["elapsed_ns"] for r in by_key[(w, "none")]}
         base = statistics.median(base_of.values())
-        for c in CONFIGS:
+        for c in configs:
             rs = [r for r in by_key.get((w, c), []) if r["rep"] in base_of]
             if not rs:
                 continue
@@ -89,6 +91,8 @@ def overhead_table(runs, ns_per_instruction):
                 cost_per_sample_us=cost_ns / 1e3 if cost_ns is not None else None,
                 instructions_per_sample=cost_ns / ns_per_instruction
                 if cost_ns is not None else None,
+                bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for r in rs)
+                if all(r["samples"] and r["bytes"] for r in rs) else None,
                 dropped=sum(r["dropped"] for r in rs))
             table.append(row)
     return table
@@ -321,11 +325,12 @@ def main():
                   % table[0]["repetitions"])
         md.append(fmt_table(
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
-             "cost/sample µs", "instr/sample", "dropped", "overhead spread pp"],
+             "cost/sample µs", "instr/sample", "bytes/sample", "dropped", "overhead spread pp"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
               f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
               f"{r['instructions_per_sample']:.0f}" if r["instructions_per_sample"] is not None else "-",
+              f"{r['bytes_per_sample']:.1f}" if r.get("bytes_per_sample") is not None else "-",
               r["dropped"], f"{r['overhead_spread_pp']:.2f}" if r["config"] != "none"
               else f"({r['baseline_spread_pct']:.2f}%)"] for r in table]))
         summary = []
@@ -422,6 +427,28 @@ def main():
                              "cost/event µs", "dropped"], rows))
         with open(os.path.join(args.results, "irq.json"), "w") as f:
             json.dump(dict(guest=guest, runs=raw["irq"]), f, indent=1)
+
+    if raw["callgraph"]:
+        table = overhead_table(raw["callgraph"], ns_per_instruction,
+                               ["none", "sleepy-10000", "sleepy-gk-10000", "perf-10000",
+                                "perf-g-10000"])
+        md.append("\n### Call stacks at 10 kHz (guest time, median of %d repetitions)\n"
+                  % table[0]["repetitions"])
+        md.append("sleepy-gk: `sleepy-start -F 10000 -g -k` (user and kernel stacks); "
+                  "perf-g: `perf record -a -g -e cpu-clock -F 10000` (both, always); both "
+                  "walk frame pointers (the workloads are built with them).  Bytes per "
+                  "sample: the recording's size (sleepy's file, perf.data with its "
+                  "side-band records) over its samples.\n")
+        md.append(fmt_table(
+            ["workload", "configuration", "elapsed s", "overhead %", "samples",
+             "cost/sample µs", "bytes/sample", "dropped"],
+            [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
+              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
+              f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
+              r["dropped"]] for r in table]))
+        with open(os.path.join(args.results, "callgraph.json"), "w") as f:
+            json.dump(dict(guest=guest, table=table, runs=raw["callgraph"]), f, indent=1)
 
     acc = accuracy(args.raw, args.binaries)
     if acc:

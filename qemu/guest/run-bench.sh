@@ -5,14 +5,15 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,... and sleepy.parts=overhead,sched,irq,drain,stalled;
+# sleepy.workloads=loop,call,... and
+# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled;
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
 reps=5 drain_seconds=60 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
-parts="overhead sched irq drain stalled"
+parts="overhead callgraph sched irq drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
@@ -38,27 +39,44 @@ workload_cpu=$(( $(grep -c ^processor /proc/cpuinfo) - 1 ))
 elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
 json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" /tmp/sb.json | head -n1; }
 
-# run_one CONFIG WORKLOAD REP: one measured run, one raw line.
+# keep FILE: the overhead runs' first recordings, for the accuracy part.
+keep() {
+	if [ "$rep" = 1 ] && [ "$kind" = overhead ]; then
+		mv $1 /tmp/acc/$config-$w.data
+	else
+		rm -f $1
+	fi
+}
+
+# run_one CONFIG WORKLOAD REP [KIND]: one measured run, one raw line of
+# KIND (default overhead).  CONFIG: none, sleepy-HZ, sleepy-tick,
+# sleepy-gk-HZ (with -g -k), perf-HZ, perf-g-HZ (with -g).
 run_one() {
-	config=$1 w=$2 rep=$3 samples=0 dropped=0
+	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0
 	# The workload on the last CPU; the drainer or perf may use the other.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
+	rate=${config#*-} stacks=
+	case $rate in
+	gk-*) rate=${rate#gk-} stacks="-g -k" ;;
+	g-*) rate=${rate#g-} stacks=-g ;;
+	esac
 	case $config in
 	none)
 		elapsed $cmd > /dev/null 2> /tmp/t ;;
 	sleepy-*)
-		frequency="-F ${config#sleepy-}"
+		frequency="-F $rate"
 		[ "$config" = sleepy-tick ] && frequency=
-		sleepy-start $frequency -o /tmp/r.data > /dev/null || say "sleepy-start failed"
+		sleepy-start $frequency $stacks -o /tmp/r.data > /dev/null || say "sleepy-start failed"
 		sleep 1
 		elapsed $cmd > /dev/null 2> /tmp/t
 		summary=$(sleepy-stop)
 		samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
 		dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
-		[ "$rep" = 1 ] && mv /tmp/r.data /tmp/acc/$config-$w.data ;;
+		bytes=$(wc -c < /tmp/r.data)
+		keep /tmp/r.data ;;
 	perf-*)
 		# Events enabled (and acknowledged) only once perf has set up.
-		perf record -a -e cpu-clock -F ${config#perf-} -D -1 \
+		perf record -a -e cpu-clock -F $rate $stacks -D -1 \
 			--control fifo:/tmp/perf.ctl,/tmp/perf.ack \
 			-o /tmp/p.data 2> /tmp/perf.err & perf=$!
 		echo enable > /tmp/perf.ctl
@@ -71,12 +89,14 @@ run_one() {
 		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
 			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
 			     END { print n + 0 }')
-		[ "$rep" = 1 ] && mv /tmp/p.data /tmp/acc/$config-$w.data ;;
+		bytes=$(wc -c < /tmp/p.data)
+		keep /tmp/p.data ;;
 	esac
 	ns=$(elapsed_of /tmp/t)
 	[ -n "$ns" ] || { say "no time for $config $w"; ns=0; }
-	printf 'overhead\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$config" "$rep" "$ns" "${samples:-0}" "${dropped:-0}" >> $raw
-	say "$w $config rep $rep: $ns ns, ${samples:-0} samples, ${dropped:-0} dropped"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$w" "$config" "$rep" "$ns" \
+		"${samples:-0}" "${dropped:-0}" "${bytes:-0}" >> $raw
+	say "$w $config rep $rep: $ns ns, ${samples:-0} samples, ${dropped:-0} dropped, ${bytes:-0} bytes"
 }
 
 say "$(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $reps repetitions"
@@ -99,6 +119,23 @@ while [ $rep -le $reps ]; do
 		[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac)
 		for config in $order; do
 			run_one $config $w $rep
+		done
+	done
+	rep=$((rep + 1))
+done
+
+# Call stacks: the paper's two workloads with calls, at 10 kHz without
+# and with stacks, kernel ones included (sleepy -g -k, perf -g: both walk
+# frame pointers, the workloads are built with them).
+callgraph_configs="none sleepy-10000 sleepy-gk-10000 perf-10000 perf-g-10000"
+rep=1
+want callgraph || rep=$((repetitions + 1))
+while [ $rep -le $repetitions ]; do
+	for w in call btree; do
+		order=$callgraph_configs
+		[ $((rep % 2)) = 0 ] && order=$(echo $callgraph_configs | tr ' ' '\n' | tac)
+		for config in $order; do
+			run_one $config $w $rep callgraph
 		done
 	done
 	rep=$((rep + 1))
