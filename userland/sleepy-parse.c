@@ -104,8 +104,9 @@ static const char usage[] =
 "    -f, --format FMT     text (default), csv or json\n"
 "        --sort KEYS      one report by KEYS, comma-separated: app, pid,\n"
 "                         tid, dso, sym, ip, srcline (default: the reports\n"
-"                         by app and by app,ip); not with --chain or\n"
-"                         --irq-by-app\n"
+"                         by app and by app,ip); or cpu alone (samples per\n"
+"                         CPU, and what each counted: idle, missed,\n"
+"                         dropped); not with --chain or --irq-by-app\n"
 "        --children       with -g stacks: one report, by function with\n"
 "                         and without its callees\n"
 "        --callers FUNC   with -g stacks: one report of FUNC's callers\n"
@@ -361,6 +362,10 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 			one_report, opts->report.chain_name ? "--chain" :
 			opts->report.irq_by_app ? "--irq-by-app" :
 			stack_view_option(opts->report.stack_view));
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (sleepy_sort_has(&opts->report, SLEEPY_SORT_CPU) && opts->report.app_name) {
+		fprintf(stderr, "sleepy-parse: --sort cpu counts every sample: --app does not go with it\n");
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (output && opts->report_option) {

@@ -233,6 +233,9 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 			free(stack->ips);
 	}
 	sleepy_table_free(&profile->stacks);
+	free(profile->cpus);
+	profile->cpus = NULL;
+	profile->ncpus = 0;
 	free(profile->mappings);
 	profile->mappings = NULL;
 	profile->nmappings = profile->mappings_size = 0;
@@ -350,9 +353,31 @@ static void add_stack(struct sleepy_profile *profile,
 		profile->max_frames = frames;
 }
 
+/* Records of a CPU number past this are counted as none's. */
+#define SLEEPY_MAX_CPUS		65536
+
+/* @cpu's counts, NULL for a CPU number beyond any machine's. */
+static struct sleepy_cpu_count *cpu_count(struct sleepy_profile *profile,
+					  uint32_t cpu)
+{
+	if (cpu >= SLEEPY_MAX_CPUS)
+		return NULL;
+	if (cpu >= profile->ncpus) {
+		uint32_t n = cpu + 1;
+
+		profile->cpus = sleepy_xrealloc(profile->cpus,
+						n * sizeof(*profile->cpus));
+		memset(profile->cpus + profile->ncpus, 0,
+		       (n - profile->ncpus) * sizeof(*profile->cpus));
+		profile->ncpus = n;
+	}
+	return &profile->cpus[cpu];
+}
+
 static void add_sample(struct sleepy_profile *profile,
 		       const struct sleepy_sample *sample)
 {
+	struct sleepy_cpu_count *cpu = cpu_count(profile, sample->header.cpu);
 	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
 
 	struct sleepy_ip_count key, *count;
@@ -364,6 +389,8 @@ static void add_sample(struct sleepy_profile *profile,
 	if (sample->time_ns > profile->last_ns)
 		profile->last_ns = sample->time_ns;
 	profile->samples++;
+	if (cpu)
+		cpu->samples++;
 	profile->kernel_samples += key.in_kernel;
 	app = sleepy_profile_app(profile, sample->appid);
 	app->samples++;
@@ -467,6 +494,7 @@ static void add_mmap(struct sleepy_profile *profile,
 void sleepy_profile_add(struct sleepy_profile *profile,
 			const struct sleepy_record_header *record)
 {
+	struct sleepy_cpu_count *cpu;
 	struct sleepy_cpu_stats stats;
 	struct sleepy_end end;
 
@@ -519,6 +547,13 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		profile->totals.idle += stats.idle;
 		profile->totals.unknown += stats.unknown;
 		profile->totals.missed += stats.missed;
+		cpu = cpu_count(profile, record->cpu);
+		if (cpu) {
+			cpu->counted += stats.samples;
+			cpu->dropped += stats.dropped;
+			cpu->idle += stats.idle;
+			cpu->missed += stats.missed;
+		}
 		break;
 	case SLEEPY_REC_END:
 		sleepy_end_read(record, &end);

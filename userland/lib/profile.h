@@ -152,6 +152,12 @@ struct sleepy_profile {
 	uint64_t end_ns;
 	uint64_t table_overflows;
 	uint32_t stats_cpus;		/* CPU_STATS records seen */
+	/* Per CPU, by the CPU whose buffer a record came from (--sort cpu). */
+	struct sleepy_cpu_count {
+		uint64_t samples;	/* in the recording */
+		uint64_t counted, dropped, idle, missed;	/* its CPU_STATS */
+	} *cpus;
+	uint32_t ncpus;			/* entries of @cpus */
 	struct {			/* summed CPU_STATS */
 		uint64_t samples, dropped, idle, unknown, missed;
 	} totals;

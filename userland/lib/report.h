@@ -26,6 +26,7 @@ enum sleepy_sort_key {
 	SLEEPY_SORT_SYM,	/* [.] user or [k] kernel function, else IP */
 	SLEEPY_SORT_IP,
 	SLEEPY_SORT_SRCLINE,	/* file:line from DWARF */
+	SLEEPY_SORT_CPU,	/* alone: samples per CPU, with its counters */
 	SLEEPY_SORT_KEYS
 };
 

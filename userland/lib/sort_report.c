@@ -4,7 +4,8 @@
  * for, in their order, as perf report --sort does.  Each IP count of the
  * profile (per application, and per thread with tid) gets its key values
  * as strings, joined into one row key; rows with the same key add up, and
- * come out by samples, then by key.
+ * come out by samples, then by key.  cpu is a report of its own: the
+ * samples each CPU's buffer held, beside what that CPU counted.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ static const struct {
 	[SLEEPY_SORT_SYM] = { "sym", { "sym", "SYMBOL", -32, false } },
 	[SLEEPY_SORT_IP] = { "ip", { "ip", "IP", -18, false } },
 	[SLEEPY_SORT_SRCLINE] = { "srcline", { "srcline", "SOURCE:LINE", -24, false } },
+	[SLEEPY_SORT_CPU] = { "cpu", { "cpu", "CPU", 5, true } },
 };
 
 struct sorted_row {
@@ -48,7 +50,7 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			    !strncmp(p, keys[k].name, len))
 				break;
 		if (k == SLEEPY_SORT_KEYS) {
-			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip, srcline)",
+			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip, srcline, cpu)",
 				 (int)len, p);
 			return false;
 		}
@@ -64,8 +66,12 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			break;
 	}
 	if (!opts->nsort || p[-1] == ',') {
-		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip, srcline)",
+		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip, srcline; or cpu alone)",
 			 arg);
+		return false;
+	}
+	if (opts->nsort > 1 && sleepy_sort_has(opts, SLEEPY_SORT_CPU)) {
+		snprintf(error, size, "--sort cpu is a report of its own, not with other keys");
 		return false;
 	}
 	return true;
@@ -183,6 +189,42 @@ static void add_rows(struct sleepy_table *table,
 	}
 }
 
+/* --sort cpu: every CPU's samples in the recording and its counters. */
+static void cpu_report(struct sleepy_output *out, struct sleepy_profile *profile,
+		       uint64_t total)
+{
+	static const struct sleepy_column columns[] = {
+		{ "samples", "SAMPLES", 10, true },
+		{ "percent", "%", 7, true },
+		{ "cpu", "CPU", 5, true },
+		{ "counted", "COUNTED", 10, true },
+		{ "idle", "IDLE", 10, true },
+		{ "missed", "MISSED", 10, true },
+		{ "dropped", "DROPPED", 10, true },
+	};
+	char cells[7][CELL];
+	const char *ptrs[7];
+	uint32_t cpu;
+	int i;
+
+	sleepy_output_table(out, "sorted", "By cpu", columns, 7);
+	for (cpu = 0; cpu < profile->ncpus; cpu++) {
+		const struct sleepy_cpu_count *c = &profile->cpus[cpu];
+
+		snprintf(cells[0], CELL, "%" PRIu64, c->samples);
+		snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
+			 "%.2f%%" : "%.4f", 100.0 * c->samples / total);
+		snprintf(cells[2], CELL, "%" PRIu32, cpu);
+		snprintf(cells[3], CELL, "%" PRIu64, c->counted);
+		snprintf(cells[4], CELL, "%" PRIu64, c->idle);
+		snprintf(cells[5], CELL, "%" PRIu64, c->missed);
+		snprintf(cells[6], CELL, "%" PRIu64, c->dropped);
+		for (i = 0; i < 7; i++)
+			ptrs[i] = cells[i];
+		sleepy_output_cells(out, ptrs);
+	}
+}
+
 void sleepy_sort_report(struct sleepy_output *out,
 			const struct sleepy_report_options *opts,
 			struct sleepy_profile *profile,
@@ -200,6 +242,10 @@ void sleepy_sort_report(struct sleepy_output *out,
 	size_t n, i;
 	unsigned int k;
 
+	if (opts->sort[0] == SLEEPY_SORT_CPU) {
+		cpu_report(out, profile, total);
+		return;
+	}
 	for (k = 0; k < opts->nsort; k++) {
 		columns[2 + k] = keys[opts->sort[k]].column;
 		snprintf(title + strlen(title), sizeof(title) - strlen(title),

@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 102
+#define PLANNED_TESTS 104
 
 static int failures, tests;
 
@@ -2257,6 +2257,47 @@ static void test_pprof_threads(void)
 	free(b.data);
 }
 
+/*
+ * --sort cpu: the samples each CPU's buffer held beside its counters;
+ * alone only.
+ */
+static void test_sort_cpu(void)
+{
+	struct sleepy_report_options opts = {};
+	struct builder b = {};
+	char error[128], *out;
+	uint32_t cpu;
+	int i;
+
+	put_header(&b, 2);
+	put_app(&b, 1, "loop", 1);
+	for (i = 0; i < 5; i++)
+		put_sample(&b, 1, 0x401000, i < 2 ? 0 : 1, 0);
+	for (cpu = 0; cpu < 2; cpu++) {
+		struct sleepy_cpu_stats st = {
+			.header = { SLEEPY_REC_CPU_STATS, sizeof(st), cpu },
+			.samples = cpu ? 3 : 2, .idle = cpu ? 0 : 7,
+			.missed = cpu ? 4 : 0, .dropped = cpu,
+		};
+
+		put(&b, &st, sizeof(st));
+	}
+	put_trailer(&b, 0, 0);
+	out = sorted_csv(&b, "cpu");
+	check_output(out != NULL, out,
+		     "report,samples,percent,cpu,counted,idle,missed,dropped\n"
+		     "sorted,2,40.0000,0,2,7,0,0\n"
+		     "sorted,3,60.0000,1,3,0,4,1\n",
+		     "--sort cpu: samples per CPU beside its counted, idle, missed and dropped");
+	free(out);
+	check(!sleepy_sort_parse("cpu,app", &opts, error, sizeof(error)) &&
+	      strstr(error, "of its own") &&
+	      sleepy_sort_parse("cpu", &opts, error, sizeof(error)) &&
+	      opts.nsort == 1 && opts.sort[0] == SLEEPY_SORT_CPU,
+	      "--sort cpu alone; with other keys refused");
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2283,6 +2324,7 @@ int main(int argc, char **argv)
 	test_pprof();
 	test_flamegraph();
 	test_sort();
+	test_sort_cpu();
 	test_call_stacks();
 	test_pprof_stacks();
 	test_pprof_threads();
