@@ -34,7 +34,8 @@ def read_raw(path):
                     workload=workload, config=config, rep=int(rep),
                     elapsed_ns=int(ns), samples=int(samples),
                     dropped=int(dropped),
-                    bytes=int(fields[6]) if len(fields) > 6 else 0))
+                    bytes=int(fields[6]) if len(fields) > 6 else 0,
+                    cpu_samples=int(fields[7]) if len(fields) > 7 else 0))
             elif kind == "calibration":
                 rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
             elif kind == "drain":
@@ -93,6 +94,11 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                 if cost_ns is not None else None,
                 bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for r in rs)
                 if all(r["samples"] and r["bytes"] for r in rs) else None,
+                # The workload's CPU only: extra time there over its samples.
+                cpu_samples=statistics.median(r["cpu_samples"] for r in rs),
+                cost_per_cpu_sample_us=statistics.median(
+                    x / r["cpu_samples"] for x, r in zip(extra, rs)) / 1e3
+                if all(r["cpu_samples"] for r in rs) else None,
                 dropped=sum(r["dropped"] for r in rs))
             table.append(row)
     return table
@@ -325,10 +331,12 @@ def main():
                   % table[0]["repetitions"])
         md.append(fmt_table(
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
-             "cost/sample µs", "instr/sample", "bytes/sample", "dropped", "overhead spread pp"],
+             "on workload CPU", "cost/sample µs", "µs/sample on workload CPU",
+             "instr/sample", "bytes/sample", "dropped", "overhead spread pp"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
+              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              f"{r['cost_per_cpu_sample_us']:.2f}" if r.get("cost_per_cpu_sample_us") is not None else "-",
               f"{r['instructions_per_sample']:.0f}" if r["instructions_per_sample"] is not None else "-",
               f"{r['bytes_per_sample']:.1f}" if r.get("bytes_per_sample") is not None else "-",
               r["dropped"], f"{r['overhead_spread_pp']:.2f}" if r["config"] != "none"
@@ -436,15 +444,19 @@ def main():
                   % table[0]["repetitions"])
         md.append("sleepy-gk: `sleepy-start -F 10000 -g -k` (user and kernel stacks); "
                   "perf-g: `perf record -a -g -e cpu-clock -F 10000` (both, always); both "
-                  "walk frame pointers (the workloads are built with them).  Bytes per "
+                  "walk frame pointers (the workloads are built with them).  Cost per "
+                  "sample: the extra time over all samples, and over the samples on the "
+                  "workload's CPU (perf samples the idle one too).  Bytes per "
                   "sample: the recording's size (sleepy's file, perf.data with its "
                   "side-band records) over its samples.\n")
         md.append(fmt_table(
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
-             "cost/sample µs", "bytes/sample", "dropped"],
+             "on workload CPU", "cost/sample µs", "µs/sample on workload CPU",
+             "bytes/sample", "dropped"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
+              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              f"{r['cost_per_cpu_sample_us']:.2f}" if r["cost_per_cpu_sample_us"] is not None else "-",
               f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
               r["dropped"]] for r in table]))
         with open(os.path.join(args.results, "callgraph.json"), "w") as f:

@@ -52,7 +52,7 @@ keep() {
 # KIND (default overhead).  CONFIG: none, sleepy-HZ, sleepy-tick,
 # sleepy-gk-HZ (with -g -k), perf-HZ, perf-g-HZ (with -g).
 run_one() {
-	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0
+	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0 on_cpu=0
 	# The workload on the last CPU; the drainer or perf may use the other.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
 	rate=${config#*-} stacks=
@@ -73,6 +73,8 @@ run_one() {
 		samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
 		dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
 		bytes=$(wc -c < /tmp/r.data)
+		on_cpu=$(sleepy-parse --sort cpu --format csv /tmp/r.data 2> /dev/null |
+			 awk -F, -v cpu=$workload_cpu '$1 == "sorted" && $4 == cpu { print $2 }')
 		keep /tmp/r.data ;;
 	perf-*)
 		# Events enabled (and acknowledged) only once perf has set up.
@@ -90,13 +92,15 @@ run_one() {
 			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
 			     END { print n + 0 }')
 		bytes=$(wc -c < /tmp/p.data)
+		on_cpu=$(perf report -i /tmp/p.data --stdio -q -n --sort cpu 2> /dev/null |
+			 awk -v cpu=$workload_cpu '$3 + 0 == cpu { print $2 }')
 		keep /tmp/p.data ;;
 	esac
 	ns=$(elapsed_of /tmp/t)
 	[ -n "$ns" ] || { say "no time for $config $w"; ns=0; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$w" "$config" "$rep" "$ns" \
-		"${samples:-0}" "${dropped:-0}" "${bytes:-0}" >> $raw
-	say "$w $config rep $rep: $ns ns, ${samples:-0} samples, ${dropped:-0} dropped, ${bytes:-0} bytes"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$w" "$config" "$rep" "$ns" \
+		"${samples:-0}" "${dropped:-0}" "${bytes:-0}" "${on_cpu:-0}" >> $raw
+	say "$w $config rep $rep: $ns ns, ${samples:-0} samples (${on_cpu:-0} on CPU $workload_cpu), ${dropped:-0} dropped, ${bytes:-0} bytes"
 }
 
 say "$(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $reps repetitions"
