@@ -23,11 +23,11 @@ ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 def read_raw(path):
     rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
-            "memory": None, "sched": [], "irq": [], "callgraph": []}
+            "memory": None, "sched": [], "irq": [], "callgraph": [], "busy": []}
     with open(path) as f:
         for line in f:
             kind, *fields = line.rstrip("\n").split("\t")
-            if kind in ("overhead", "callgraph"):
+            if kind in ("overhead", "callgraph", "busy"):
                 # The recording's bytes came later: absent from older runs.
                 workload, config, rep, ns, samples, dropped = fields[:6]
                 rows[kind].append(dict(
@@ -435,6 +435,24 @@ def main():
                              "cost/event µs", "dropped"], rows))
         with open(os.path.join(args.results, "irq.json"), "w") as f:
             json.dump(dict(guest=guest, runs=raw["irq"]), f, indent=1)
+
+    if raw["busy"]:
+        table = overhead_table(raw["busy"], ns_per_instruction)
+        md.append("\n### Both vCPUs busy (a loop pinned to vCPU 0 in every run, the "
+                  "baseline included; guest time, median of %d repetitions)\n"
+                  % table[0]["repetitions"])
+        md.append("No CPU is idle, so sleepy's idle parking cannot help; the drainer and "
+                  "perf share vCPU 0 with the loop.  Under -icount the two vCPUs share the "
+                  "guest's instructions round robin: times are about twice those above.\n")
+        md.append(fmt_table(
+            ["workload", "configuration", "elapsed s", "overhead %", "samples",
+             "on workload CPU", "µs/sample on workload CPU", "dropped"],
+            [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
+              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
+              f"{r['cost_per_cpu_sample_us']:.2f}" if r["cost_per_cpu_sample_us"] is not None else "-",
+              r["dropped"]] for r in table]))
+        with open(os.path.join(args.results, "overhead-busy.json"), "w") as f:
+            json.dump(dict(guest=guest, table=table, runs=raw["busy"]), f, indent=1)
 
     if raw["callgraph"]:
         table = overhead_table(raw["callgraph"], ns_per_instruction,

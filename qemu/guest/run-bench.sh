@@ -6,14 +6,14 @@
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
 # sleepy.workloads=loop,call,... and
-# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled;
+# sleepy.parts=overhead,busy,callgraph,sched,irq,drain,stalled;
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
 reps=5 drain_seconds=60 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
-parts="overhead callgraph sched irq drain stalled"
+parts="overhead busy callgraph sched irq drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
@@ -127,6 +127,27 @@ while [ $rep -le $reps ]; do
 	done
 	rep=$((rep + 1))
 done
+
+# Both vCPUs busy, the baseline included: a loop pinned to vCPU 0 (where
+# the drainer and perf run too) all along, so that no CPU is idle and
+# sleepy's idle parking cannot help; the workload on vCPU 1 as above.
+# Under -icount the two vCPUs share the guest's instructions round robin,
+# so every time here is about twice the one-busy-vCPU time.
+busy_workloads="loop syscall"
+rep=1
+want busy || rep=$((repetitions + 1))
+[ $rep -le $repetitions ] && { taskset -c 0 loop 1000000000000 > /dev/null & spinner=$!; }
+while [ $rep -le $repetitions ]; do
+	for w in $busy_workloads; do
+		order=$configs
+		[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac)
+		for config in $order; do
+			run_one $config $w $rep busy
+		done
+	done
+	rep=$((rep + 1))
+done
+[ -n "${spinner:-}" ] && { kill $spinner; wait $spinner 2> /dev/null; }
 
 # Call stacks: the paper's two workloads with calls, at 10 kHz without
 # and with stacks, kernel ones included (sleepy -g -k, perf -g: both walk
