@@ -39,9 +39,10 @@ def read_raw(path):
             elif kind == "calibration":
                 rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
             elif kind == "drain":
-                hz, seconds, samples, dropped = map(int, fields)
+                hz, seconds, samples, dropped = map(int, fields[:4])
                 rows["drain"].append(dict(frequency=hz, seconds=seconds,
-                                          samples=samples, dropped=dropped))
+                                          samples=samples, dropped=dropped,
+                                          missed=int(fields[4]) if len(fields) > 4 else None))
             elif kind == "stalled":
                 size, seconds, hz, samples, dropped = fields
                 rows["stalled"].append(dict(
@@ -499,13 +500,22 @@ def main():
     if raw["drain"] or raw["stalled"]:
         drain = dict(guest=guest, sessions=raw["drain"], stalled_drainer=raw["stalled"],
                      kernel_memory=raw["memory"])
-        clean = [d["frequency"] for d in raw["drain"] if d["dropped"] == 0]
+        # Nothing lost: no record dropped and every period of the grid taken
+        # (a missed period is a sample the CPU could not take, counted).
+        clean = [d["frequency"] for d in raw["drain"]
+                 if d["dropped"] == 0 and not d["missed"]]
         drain["highest_lossless_frequency"] = max(clean) if clean else None
         md.append("\n### Drain capacity: both vCPUs busy, default buffer\n")
-        md.append(fmt_table(["frequency Hz", "seconds", "samples", "dropped"],
-                            [[d["frequency"], d["seconds"], d["samples"], d["dropped"]]
+        md.append("Grid points: frequency x seconds x 2 CPUs; a missed period is one the "
+                  "CPU could not take (the sample before it ran late or long), counted.\n")
+        md.append(fmt_table(["frequency Hz", "seconds", "samples", "dropped", "periods missed",
+                             "samples % of grid points"],
+                            [[d["frequency"], d["seconds"], d["samples"], d["dropped"],
+                              "-" if d["missed"] is None else d["missed"],
+                              f"{100.0 * d['samples'] / (d['frequency'] * d['seconds'] * 2):.1f}"]
                              for d in raw["drain"]]))
-        md.append(f"\nHighest frequency with nothing lost: {drain['highest_lossless_frequency']} Hz.")
+        md.append(f"\nHighest frequency with nothing dropped and no period missed: "
+                  f"{drain['highest_lossless_frequency']} Hz.")
         if raw["stalled"]:
             md.append("\n### Drainer stopped (SIGSTOP) for 5 s at 10 kHz, both vCPUs busy\n")
             md.append(fmt_table(["buffer per CPU", "samples kept", "dropped", "dropped %"],

@@ -314,8 +314,9 @@ drain_run() {	# drain_run HZ: sets dropped
 	unbusy
 	samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
 	dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
-	printf 'drain\t%s\t%s\t%s\t%s\n' "$1" "$drain_seconds" "$samples" "$dropped" >> $raw
-	say "drain $1 Hz $drain_seconds s: $samples samples, $dropped dropped"
+	missed=$(echo "$summary" | sed -n 's/.* \([0-9]*\) periods missed.*/\1/p')
+	printf 'drain\t%s\t%s\t%s\t%s\t%s\n' "$1" "$drain_seconds" "$samples" "$dropped" "${missed:-0}" >> $raw
+	say "drain $1 Hz $drain_seconds s: $samples samples, $dropped dropped, ${missed:-0} periods missed"
 	rm -f /tmp/d.data
 }
 want drain && drain_run 10000
