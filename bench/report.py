@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 CONFIGS = ["none", "sleepy-tick", "sleepy-1000", "sleepy-10000",
-           "perf-1000", "perf-10000"]
+           "perf-1000", "perf-10000", "perf-tuned-10000"]
 ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 

@@ -50,15 +50,19 @@ keep() {
 
 # run_one CONFIG WORKLOAD REP [KIND]: one measured run, one raw line of
 # KIND (default overhead).  CONFIG: none, sleepy-HZ, sleepy-tick,
-# sleepy-gk-HZ (with -g -k), perf-HZ, perf-g-HZ (with -g).
+# sleepy-gk-HZ (with -g -k), perf-HZ, perf-g-HZ (with -g), perf-tuned-HZ
+# (what a perf expert would try against sleepy: only the workload's CPU,
+# a buffer of sleepy's default size, no build-id pass or cache, no BPF
+# side-band events).
 run_one() {
 	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0 on_cpu=0
 	# The workload on the last CPU; the drainer or perf may use the other.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
-	rate=${config#*-} stacks=
+	rate=${config#*-} stacks= scope=-a
 	case $rate in
 	gk-*) rate=${rate#gk-} stacks="-g -k" ;;
 	g-*) rate=${rate#g-} stacks=-g ;;
+	tuned-*) rate=${rate#tuned-} scope="-C $workload_cpu -m 256 -N -B --no-bpf-event" ;;
 	esac
 	case $config in
 	none)
@@ -78,7 +82,7 @@ run_one() {
 		keep /tmp/r.data ;;
 	perf-*)
 		# Events enabled (and acknowledged) only once perf has set up.
-		perf record -a -e cpu-clock -F $rate $stacks -D -1 \
+		perf record $scope -e cpu-clock -F $rate $stacks -D -1 \
 			--control fifo:/tmp/perf.ctl,/tmp/perf.ack \
 			-o /tmp/p.data 2> /tmp/perf.err & perf=$!
 		echo enable > /tmp/perf.ctl
@@ -113,7 +117,7 @@ wait $a
 printf 'calibration\ttwo\t%s\t%s\n' "$(elapsed_of /tmp/t2)" "$(elapsed_of /tmp/t3)" >> $raw
 
 
-configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000"
+configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tuned-10000"
 rep=1
 want overhead || reps=0
 while [ $rep -le $reps ]; do
