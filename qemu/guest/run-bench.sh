@@ -206,44 +206,68 @@ perf_events() {
 		tp && /SAMPLE events:/ { n += $3 }
 		END { print n + 0, lost + 0 }'
 }
+# irq_counts JSON: the interrupts and softirqs in a recording's histograms.
+irq_counts() {
+	sed -n '/^  "\(hardirqs\|softirqs\)": \[/,/^  \]/p' $1 |
+		sed -n 's/.*"count": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+# event_run KIND CONFIG REP LABEL COMMAND...: one run of the sched or irq
+# part's workload COMMAND under CONFIG, one raw line of KIND with its
+# events (sched: switch and wakeup records; irq: interrupts and softirqs
+# handled) and drops.
+event_run() {
+	kind=$1 config=$2 rep=$3 label=$4 events=0 dropped=0
+	shift 4
+	rm -f /tmp/p.data
+	probes=/sys/module/sleepy/parameters/sched_probes
+	case $config in
+	none)
+		"$@" 2> /tmp/t ;;
+	sleepy*)
+		flags=$(echo ${config#sleepy} | sed 's/-probes//; s/-/ --/g')
+		case $config in *-probes) echo 1 > $probes ;; esac
+		sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
+		"$@" 2> /tmp/t
+		sleepy-stop > /dev/null
+		case $config in *-probes) echo 0 > $probes ;; esac
+		sleepy-parse --format json /tmp/sb.data > /tmp/sb.json
+		if [ $kind = sched ]; then
+			events=$(( $(json_field switches) + $(json_field wakeups) ))
+		else
+			events=$(irq_counts /tmp/sb.json)
+		fi
+		dropped=$(json_field dropped)
+		rm -f /tmp/sb.data ;;
+	perf-sched-record)
+		perf sched record -o /tmp/p.data -- "$@" > /dev/null 2> /tmp/t ;;
+	perf*)
+		case $config in
+		perf-sched) tracepoints=$perf_sched_events ;;
+		perf-irq) tracepoints=$perf_irq_events ;;
+		*) tracepoints= ;;
+		esac
+		perf record -a -e cpu-clock -F 1000 $tracepoints -o /tmp/p.data -- "$@" \
+			> /dev/null 2> /tmp/t ;;
+	esac
+	if [ -e /tmp/p.data ]; then
+		[ $kind = sched ] && entries='^sched:' || entries='_entry$'
+		set -- $(perf_events /tmp/p.data "$entries")
+		events=${1:-0} dropped=${2:-0}
+		rm -f /tmp/p.data
+	fi
+	ns=$(elapsed_of /tmp/t)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' $kind "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
+	say "$label $config rep $rep: ${ns:-?} ns, $events events, $dropped dropped"
+}
 if want sched; then
 	mkdir -p /tmp/sched-bin
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/pingpong
-	pingpong="elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000"
 	rep=1
 	while [ $rep -le $repetitions ]; do
 		for config in none sleepy sleepy-sched sleepy-sched-probes sleepy-irq \
 			      sleepy-sched-irq perf perf-sched perf-sched-record; do
-			events=0 dropped=0
-			case $config in
-			none)
-				$pingpong 2> /tmp/t ;;
-			sleepy*)
-				flags=$(echo ${config#sleepy} | sed 's/-probes//; s/-/ --/g')
-				probes=/sys/module/sleepy/parameters/sched_probes
-				case $config in *-probes) echo 1 > $probes ;; esac
-				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
-				$pingpong 2> /tmp/t
-				sleepy-stop > /dev/null
-				case $config in *-probes) echo 0 > $probes ;; esac
-				sleepy-parse --format json --top 1 /tmp/sb.data > /tmp/sb.json
-				events=$(( $(json_field switches) + $(json_field wakeups) ))
-				dropped=$(json_field dropped)
-				rm -f /tmp/sb.data ;;
-			perf*)
-				case $config in
-				perf) perf record -a -e cpu-clock -F 1000 -o /tmp/p.data -- $pingpong ;;
-				perf-sched) perf record -a -e cpu-clock -F 1000 $perf_sched_events \
-					-o /tmp/p.data -- $pingpong ;;
-				perf-sched-record) perf sched record -o /tmp/p.data -- $pingpong ;;
-				esac > /dev/null 2> /tmp/t
-				set -- $(perf_events /tmp/p.data)
-				events=${1:-0} dropped=${2:-0}
-				rm -f /tmp/p.data ;;
-			esac
-			ns=$(elapsed_of /tmp/t)
-			printf 'sched\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
-			say "pingpong $config rep $rep: ${ns:-?} ns, $events switch and wakeup records, $dropped dropped"
+			event_run sched $config $rep pingpong \
+				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000
 		done
 		rep=$((rep + 1))
 	done
@@ -262,38 +286,11 @@ perf_irq_events="$perf_irq_events -e irq_vectors:local_timer_entry -e irq_vector
 if want irq; then
 	mkdir -p /tmp/sched-bin
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/ticker
-	ticker="elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50"
 	rep=1
 	while [ $rep -le $repetitions ]; do
 		for config in none sleepy sleepy-irq perf perf-irq; do
-			events=0 dropped=0
-			case $config in
-			none)
-				$ticker 2> /tmp/t ;;
-			sleepy*)
-				flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
-				sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
-				$ticker 2> /tmp/t
-				sleepy-stop > /dev/null
-				sleepy-parse --format json /tmp/sb.data > /tmp/sb.json
-				events=$(sed -n '/^  "\(hardirqs\|softirqs\)": \[/,/^  \]/p' /tmp/sb.json |
-					 sed -n 's/.*"count": \([0-9]*\).*/\1/p' |
-					 awk '{ n += $1 } END { print n + 0 }')
-				dropped=$(json_field dropped)
-				rm -f /tmp/sb.data ;;
-			perf*)
-				case $config in
-				perf) perf record -a -e cpu-clock -F 1000 -o /tmp/p.data -- $ticker ;;
-				perf-irq) perf record -a -e cpu-clock -F 1000 $perf_irq_events \
-					-o /tmp/p.data -- $ticker ;;
-				esac > /dev/null 2> /tmp/t
-				set -- $(perf_events /tmp/p.data '_entry$')
-				events=${1:-0} dropped=${2:-0}
-				rm -f /tmp/p.data ;;
-			esac
-			ns=$(elapsed_of /tmp/t)
-			printf 'irq\t%s\t%s\t%s\t%s\t%s\n' "$config" "$rep" "${ns:-0}" "$events" "$dropped" >> $raw
-			say "ticker $config rep $rep: ${ns:-?} ns, $events interrupts and softirqs, $dropped dropped"
+			event_run irq $config $rep ticker \
+				elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50
 		done
 		rep=$((rep + 1))
 	done
