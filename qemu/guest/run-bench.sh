@@ -220,6 +220,10 @@ event_run() {
 	shift 4
 	rm -f /tmp/p.data
 	probes=/sys/module/sleepy/parameters/sched_probes
+	case $config in *-probes) [ -e $probes ] || {
+		say "$config: skipped, this kernel has no tracepoints ($probes)"
+		return; } ;;
+	esac
 	case $config in
 	none)
 		"$@" 2> /tmp/t ;;
