@@ -91,6 +91,9 @@ run_one() {
 		kill -INT $perf
 		wait $perf
 		samples=$(sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+		# Without its build-id pass (-B) perf does not count them.
+		[ -n "$samples" ] || samples=$(perf report --stats -i /tmp/p.data 2> /dev/null |
+			awk '/^Aggregated stats:$/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
 		# Samples perf lost: LOST_SAMPLES in the event's own stats.
 		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
 			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
