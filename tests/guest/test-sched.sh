@@ -39,9 +39,12 @@ kernel_function() {
 		END { print name }' /proc/kallsyms
 }
 
+# On a kernel with tracepoints (the debug one), every other round records
+# through sleepy.sched_probes, the probes on the scheduler's tracepoints.
 storm() {
 	rounds=$1
-	plan 2
+	plan 3
+	probes=/sys/module/sleepy/parameters/sched_probes probe_rounds=0
 	rm -f /tmp/stop-storm /tmp/storm.err
 	forks() { while [ ! -e /tmp/stop-storm ]; do /bin/true; sh -c ':' & wait; done; }
 	pings() { while [ ! -e /tmp/stop-storm ]; do $bin/pingpong 2000; done; }
@@ -50,6 +53,10 @@ storm() {
 	failed=0 inconsistent=0 switches=0 dropped_total=0
 	i=0
 	while [ $i -lt $rounds ]; do
+		if [ -e $probes ]; then
+			echo $((i % 2)) > $probes
+			probe_rounds=$((probe_rounds + i % 2))
+		fi
 		sleepy-start --sched --irq -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
 			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
 		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
@@ -79,10 +86,17 @@ storm() {
 	done
 	touch /tmp/stop-storm
 	wait $f $p
+	[ -e $probes ] && echo 0 > $probes
 	[ -s /tmp/storm.err ] && sed 's/^/# storm: /' /tmp/storm.err | head -n 40
 	check "sched storm: $rounds --sched --irq sessions at 10 kHz with CPU 1 offline and back, $failed failures" [ $failed = 0 ]
 	check "sched storm: $switches switches recorded, $dropped_total dropped, every round's drops counted in the stream" \
 		[ $inconsistent = 0 ]
+	if [ -e $probes ]; then
+		check "sched storm: $probe_rounds of the rounds recorded through tracepoint probes (each with switches)" \
+			[ $probe_rounds -gt 0 ]
+	else
+		check "sched storm: no tracepoints in this kernel, so every round recorded through the calls" true
+	fi
 }
 
 if [ "${1-}" = storm ]; then
