@@ -214,9 +214,15 @@ static void sleepy_probe_switch(void *unused, bool preempt,
 	__sleepy_switch(preempt, prev, next, prev_state);
 }
 
+/*
+ * try_to_wake_up() also fires sched_waking for a task waking itself
+ * before it slept (p == current), with interrupts on: no wakeup, and the
+ * call is not there.
+ */
 static void sleepy_probe_waking(void *unused, struct task_struct *wakee)
 {
-	__sleepy_wakeup(wakee, false);
+	if (wakee != current)
+		__sleepy_wakeup(wakee, false);
 }
 
 static void sleepy_probe_wakeup_new(void *unused, struct task_struct *task)
