@@ -95,7 +95,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.nsymbols = 1,
 		.sort = { SLEEPY_SORT_SYM, SLEEPY_SORT_DSO, SLEEPY_SORT_APP,
 			  SLEEPY_SORT_PID, SLEEPY_SORT_TID, SLEEPY_SORT_IP },
-		.nsort = SLEEPY_SORT_KEYS,
+		.nsort = 6,
+	};
+	/* sleepy-parse --sort cpu */
+	struct sleepy_report_options by_cpu = {
+		.path = "fuzz.data",
+		.sort = { SLEEPY_SORT_CPU },
+		.nsort = 1,
 	};
 	/* sleepy-parse --children, --callers main, --callees loop */
 	struct sleepy_report_options stacks = {
@@ -133,6 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* sleepy-parse --sort sym,dso,app,pid,tid,ip -s loop FILE */
 	sorted.format = formats[size % ARRAY_SIZE(formats)];
 	sleepy_report(sink, &sorted, &profile, &rec);
+	by_cpu.format = formats[(size + 1) % ARRAY_SIZE(formats)];
+	sleepy_report(sink, &by_cpu, &profile, &rec);
 	for (i = SLEEPY_STACKS_CHILDREN; i <= SLEEPY_STACKS_CALLEES; i++) {
 		stacks.stack_view = i;
 		stacks.stack_function = i == SLEEPY_STACKS_CALLERS ? "main" : "loop";
