@@ -258,7 +258,9 @@ event_run() {
 		perf-irq) tracepoints=$perf_irq_events ;;
 		*) tracepoints= ;;
 		esac
-		perf record -a -e cpu-clock -F 1000 $tracepoints -o /tmp/p.data -- "$@" \
+		# Not -F: it would sample the tracepoints at that frequency too,
+		# where they are meant to record every event.
+		perf record -a -e cpu-clock/freq=1000/ $tracepoints -o /tmp/p.data -- "$@" \
 			> /dev/null 2> /tmp/t ;;
 	esac
 	if [ -e /tmp/p.data ]; then
