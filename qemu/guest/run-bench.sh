@@ -100,7 +100,9 @@ run_one() {
 			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
 			     END { print n + 0 }')
 		bytes=$(wc -c < /tmp/p.data)
-		on_cpu=$(perf report -i /tmp/p.data --stdio -q -n --sort cpu 2> /dev/null |
+		# Without --no-children a -g recording gets a Children column.
+		on_cpu=$(perf report -i /tmp/p.data --stdio -q -n --no-children -g none \
+			 --sort cpu 2> /dev/null |
 			 awk -v cpu=$workload_cpu '$3 + 0 == cpu { print $2 }')
 		keep /tmp/p.data ;;
 	esac
