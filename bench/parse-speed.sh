@@ -56,8 +56,9 @@ if [ "${1-}" = --workload ]; then
 	# Many short processes of many programs, as on a busy machine.
 	for ((i = 0; ; i++)); do
 		src=${sources[i % ${#sources[@]}]}
+		# pprof.c needs the header protoc-c generated into the build.
 		gcc -O$((i % 2)) -std=gnu11 -isystem "$top/build/headers/include" \
-			-c -o "$work/x.o" "$src"
+			-I "$top/build/userland/lib" -c -o "$work/x.o" "$src"
 		sort -k2 -r "$work/text" | md5sum > /dev/null
 		grep -rc static "$top/userland" > /dev/null
 		awk '{ s += $1 } END { print s }' "$work/text" > /dev/null
