@@ -454,10 +454,10 @@ def main():
             json.dump(dict(guest=guest, runs=raw["irq"]), f, indent=1)
 
     if raw["busy"]:
-        table = overhead_table(raw["busy"], ns_per_instruction)
+        busy_table = overhead_table(raw["busy"], ns_per_instruction)
         md.append("\n### Both vCPUs busy (a loop pinned to vCPU 0 in every run, the "
                   "baseline included; guest time, median of %d repetitions)\n"
-                  % table[0]["repetitions"])
+                  % busy_table[0]["repetitions"])
         md.append("No CPU is idle, so sleepy's idle parking cannot help; the drainer and "
                   "perf share vCPU 0 with the loop.  Under -icount the two vCPUs share the "
                   "guest's instructions round robin: times are about twice those above.\n")
@@ -467,16 +467,16 @@ def main():
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
               f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
               f"{r['cost_per_cpu_sample_us']:.2f}" if r["cost_per_cpu_sample_us"] is not None else "-",
-              r["dropped"]] for r in table]))
+              r["dropped"]] for r in busy_table]))
         with open(os.path.join(args.results, "overhead-busy.json"), "w") as f:
-            json.dump(dict(guest=guest, table=table, runs=raw["busy"]), f, indent=1)
+            json.dump(dict(guest=guest, table=busy_table, runs=raw["busy"]), f, indent=1)
 
     if raw["callgraph"]:
-        table = overhead_table(raw["callgraph"], ns_per_instruction,
+        cg_table = overhead_table(raw["callgraph"], ns_per_instruction,
                                ["none", "sleepy-10000", "sleepy-gk-10000", "perf-10000",
                                 "perf-g-10000"])
         md.append("\n### Call stacks at 10 kHz (guest time, median of %d repetitions)\n"
-                  % table[0]["repetitions"])
+                  % cg_table[0]["repetitions"])
         md.append("sleepy-gk: `sleepy-start -F 10000 -g -k` (user and kernel stacks); "
                   "perf-g: `perf record -a -g -e cpu-clock -F 10000` (both, always); both "
                   "walk frame pointers (the workloads are built with them).  Cost per "
@@ -493,9 +493,9 @@ def main():
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
               f"{r['cost_per_cpu_sample_us']:.2f}" if r["cost_per_cpu_sample_us"] is not None else "-",
               f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
-              r["dropped"]] for r in table]))
+              r["dropped"]] for r in cg_table]))
         with open(os.path.join(args.results, "callgraph.json"), "w") as f:
-            json.dump(dict(guest=guest, table=table, runs=raw["callgraph"]), f, indent=1)
+            json.dump(dict(guest=guest, table=cg_table, runs=raw["callgraph"]), f, indent=1)
 
     acc = accuracy(args.raw, args.binaries)
     if acc:
@@ -530,8 +530,9 @@ def main():
                               "-" if d["missed"] is None else d["missed"],
                               f"{100.0 * d['samples'] / (d['frequency'] * d['seconds'] * 2):.1f}"]
                              for d in raw["drain"]]))
-        md.append(f"\nHighest frequency with nothing dropped and no period missed: "
-                  f"{drain['highest_lossless_frequency']} Hz.")
+        best = drain["highest_lossless_frequency"]
+        md.append("\nHighest frequency with nothing dropped and no period missed: " +
+                  (f"{best} Hz." if best else "none (every session missed periods)."))
         if raw["stalled"]:
             md.append("\n### Drainer stopped (SIGSTOP) for 5 s at 10 kHz, both vCPUs busy\n")
             md.append(fmt_table(["buffer per CPU", "samples kept", "dropped", "dropped %"],
