@@ -263,8 +263,11 @@ step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-b
 	make -s -C userland/fuzz O="$top/build/fuzz" HDR="$top/build/headers/include"
 build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
 tap_group "fuzz replay" "$logs/fuzz-replay.log" $?
-step "fuzz the recording reader and reports for 60 s: no crash" "$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
-echo "# $(tail -n 1 "$logs/fuzz.log")"
+build/fuzz/replay_elf userland/fuzz/corpus-elf userland/fuzz/regressions-elf > "$logs/fuzz-replay-elf.log" 2>&1
+tap_group "fuzz replay (ELF)" "$logs/fuzz-replay-elf.log" $?
+step "fuzz the recording reader and reports, and the ELF reading, for 60 s: no crash" \
+	"$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
+tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
 
 stage "host: the patch series" "5 minutes"
 SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check

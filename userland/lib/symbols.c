@@ -66,11 +66,18 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 		       Elf_Scn *scn, GElf_Shdr *shdr, bool mapped)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n = shdr->sh_entsize ? shdr->sh_size / shdr->sh_entsize : 0;
 	struct sleepy_symbol *syms;
+	size_t i, n;
 
 	if (!data)
 		return -1;
+	/*
+	 * By the data read, not the header's size; none: nothing to add
+	 * (realloc() to 0 bytes would free the array, found by fuzz_elf).
+	 */
+	n = shdr->sh_entsize ? data->d_size / shdr->sh_entsize : 0;
+	if (!n)
+		return 0;
 	syms = realloc(symbols->syms, (symbols->count + n) * sizeof(*syms));
 	if (!syms)
 		return -1;
