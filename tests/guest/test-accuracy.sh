@@ -3,7 +3,7 @@
 # their time, checked against the binaries' own symbol tables.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 3
+plan 4
 
 # share BENCH FUNCTION: FUNCTION's share (per mille) of BENCH's user samples.
 share() {
@@ -28,4 +28,10 @@ top2=$(sleepy-parse --format csv --app btree -s /sleepy/bench/btree /tmp/btree.d
 	awk -F, '$1 == "by_function" && $6 !~ /^\[/ { print $6; if (++n == 2) exit }' | tr '\n' ' ')
 check "btree: find_index among the two functions with most samples (top: $top2)" \
 	sh -c "echo '$top2' | grep -qw find_index"
+# The same from the recording alone: btree named from its mapping record,
+# no -s given.
+top2_alone=$(sleepy-parse --format csv --app btree /tmp/btree.data |
+	awk -F, '$1 == "by_function" && $6 !~ /^\[/ { print $6; if (++n == 2) exit }' | tr '\n' ' ')
+check "btree from the recording alone (no -s): the same two functions on top ($top2_alone)" \
+	eval '[ -n "$top2" ] && [ "$top2_alone" = "$top2" ]'
 sleepy-parse --top 8 --app btree -s /sleepy/bench/btree /tmp/btree.data | sed -n '/By application and function/,$p'
