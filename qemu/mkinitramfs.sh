@@ -30,7 +30,8 @@ ln -s /bin/busybox "$root/bin/true"
 # The loader and libraries of a dynamic program, at the paths it looks in.
 copy_libraries() {	# copy_libraries PROGRAM
 	ldd "$1" >/dev/null 2>&1 || return 0
-	ldd "$1" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+	# A file with no libraries ("statically linked") has no path to copy.
+	ldd "$1" | { grep -o '/[^ ]*' || true; } | sort -u | while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
