@@ -5,7 +5,9 @@
 # shared libraries it needs.  Host programs named in $GUEST_HOST_PROGRAMS
 # (e.g. /usr/bin/perf for the benchmark) go in at their host paths, with
 # their libraries.  $SLEEPY_OPTS are the options make run's profiler gets.
-set -euo pipefail
+set -eEuo pipefail
+# Whatever fails says so, in one line: make run has nothing else to show.
+trap 'echo "mkinitramfs: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
 program=${2:-}
