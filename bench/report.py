@@ -36,10 +36,6 @@ def read_raw(path):
                     dropped=int(dropped),
                     bytes=int(fields[6]) if len(fields) > 6 else 0,
                     cpu_samples=int(fields[7]) if len(fields) > 7 else 0))
-                # perf -B did not print its count in runs before it was
-                # read from perf report --stats; -C took one CPU's only.
-                if "tuned" in config and not rows[kind][-1]["samples"]:
-                    rows[kind][-1]["samples"] = rows[kind][-1]["cpu_samples"]
             elif kind == "calibration":
                 rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
             elif kind == "drain":

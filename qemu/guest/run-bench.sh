@@ -123,20 +123,25 @@ wait $a
 printf 'calibration\ttwo\t%s\t%s\n' "$(elapsed_of /tmp/t2)" "$(elapsed_of /tmp/t3)" >> $raw
 
 
-configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tuned-10000"
-rep=1
-want overhead || reps=0
-while [ $rep -le $reps ]; do
-	for w in $workloads; do
-		# Alternate the order so no configuration always runs first.
-		order=$configs
-		[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac)
-		for config in $order; do
-			run_one $config $w $rep
+# repeat KIND "WORKLOADS" "CONFIGS": every workload under every
+# configuration, $repetitions times, one raw line of KIND each; the order
+# alternates so that no configuration always runs first.
+repeat() {
+	rep=1
+	while [ $rep -le $repetitions ]; do
+		for w in $2; do
+			order=$3
+			[ $((rep % 2)) = 0 ] && order=$(echo $3 | tr ' ' '\n' | tac)
+			for config in $order; do
+				run_one $config $w $rep $1
+			done
 		done
+		rep=$((rep + 1))
 	done
-	rep=$((rep + 1))
-done
+}
+
+configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tuned-10000"
+want overhead && repeat overhead "$workloads" "$configs"
 
 # Both vCPUs busy, the baseline included: a loop pinned to vCPU 0 (where
 # the drainer and perf run too) all along, so that no CPU is idle and
@@ -144,41 +149,21 @@ done
 # Under -icount the two vCPUs share the guest's instructions round robin,
 # so every time here is about twice the one-busy-vCPU time.  Not in the
 # default parts: QEMU's round robin turns it into a measure of the
-# emulator (at 0bb1d91, first repetition, loop: none 3.51 s, sleepy-tick 3.53, sleepy-1000
-# 8.40, sleepy-10000 4.17, perf-1000 5.53, and perf-10000 made no visible
-# progress in 8 minutes of wall time).
-busy_workloads="loop syscall"
-rep=1
-want busy || rep=$((repetitions + 1))
-[ $rep -le $repetitions ] && { taskset -c 0 loop 1000000000000 > /dev/null & spinner=$!; }
-while [ $rep -le $repetitions ]; do
-	for w in $busy_workloads; do
-		order=$configs
-		[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac)
-		for config in $order; do
-			run_one $config $w $rep busy
-		done
-	done
-	rep=$((rep + 1))
-done
-[ -n "${spinner:-}" ] && { kill $spinner; wait $spinner 2> /dev/null; }
+# emulator (at 0bb1d91, first repetition, loop: none 3.51 s, sleepy-tick
+# 3.53, sleepy-1000 8.40, sleepy-10000 4.17, perf-1000 5.53, and
+# perf-10000 made no visible progress in 8 minutes of wall time).
+if want busy; then
+	taskset -c 0 loop 1000000000000 > /dev/null & spinner=$!
+	repeat busy "loop syscall" "$configs"
+	kill $spinner
+	wait $spinner 2> /dev/null
+fi
 
 # Call stacks: the paper's two workloads with calls, at 10 kHz without
 # and with stacks, kernel ones included (sleepy -g -k, perf -g: both walk
 # frame pointers, the workloads are built with them).
-callgraph_configs="none sleepy-10000 sleepy-gk-10000 perf-10000 perf-g-10000"
-rep=1
-want callgraph || rep=$((repetitions + 1))
-while [ $rep -le $repetitions ]; do
-	for w in call btree; do
-		order=$callgraph_configs
-		[ $((rep % 2)) = 0 ] && order=$(echo $callgraph_configs | tr ' ' '\n' | tac)
-		for config in $order; do
-			run_one $config $w $rep callgraph
-		done
-	done
-	rep=$((rep + 1))
-done
+want callgraph &&
+	repeat callgraph "call btree" "none sleepy-10000 sleepy-gk-10000 perf-10000 perf-g-10000"
 
 # Accuracy: per-function shares of the first repetition at 10 kHz.
 want overhead || workloads=

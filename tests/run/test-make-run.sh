@@ -19,7 +19,9 @@ check() {	# check NAME COMMAND...
 }
 gcc -O1 -g -fPIC -shared -o "$dir/libhot.so" "$top/tests/run/libhot.c" &&
 gcc -O1 -fPIE -pie -o "$dir/hot" "$top/tests/run/hot.c" -L"$dir" -lhot \
-	-Wl,-rpath,"$dir" || { echo "Bail out! cannot build the test program"; exit 1; }
+	-Wl,-rpath,"$dir" &&
+gcc -O1 -fPIE -pie -o "$dir/hot_dlopen" "$top/tests/run/hot_dlopen.c" ||
+	{ echo "Bail out! cannot build the test programs"; exit 1; }
 
 PROGRAM="$dir/hot" ARGS="300000000" SLEEPY_OPTS="-F 2000" bash "$top/qemu/run.sh" \
 	> "$dir/ok.log" 2>&1
@@ -124,8 +126,6 @@ check "speedscope viewer: $(shown profile) shown, its Sandwich view ranks $(show
 # A library loaded with dlopen() while the session runs: its mapping comes
 # from the mmap hook.  ldd cannot know it, so it goes into the guest as
 # make run's GUEST_HOST_PROGRAMS, at its host path.
-gcc -O1 -fPIE -pie -o "$dir/hot_dlopen" "$top/tests/run/hot_dlopen.c" ||
-	echo "# cannot build hot_dlopen"
 GUEST_HOST_PROGRAMS="$dir/libhot.so" PROGRAM="$dir/hot_dlopen" \
 	ARGS="$dir/libhot.so 300000000" SLEEPY_OPTS="-F 2000" bash "$top/qemu/run.sh" \
 	> "$dir/dlopen.log" 2>&1
