@@ -26,7 +26,8 @@ static const char usage[] =
 "                    [--sort KEY[,KEY]...]\n"
 "                    [--children | --callers FUNCTION | --callees FUNCTION]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
-"                    [--chain NAME[#INSTANCE] [--depth N]] [--irq-by-app] FILE\n"
+"                    [--chain NAME[#INSTANCE] [--depth N]]\n"
+"                    [--irq-by-app] [--irq-per-cpu] [--irq-intervals] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
@@ -118,6 +119,9 @@ static const char usage[] =
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "        --irq-by-app     with --irq: interrupt time taken from each app\n"
+"        --irq-per-cpu    with --irq: the interrupts of each CPU apart\n"
+"        --irq-intervals  with --irq-interval: each interval apart (TO s:\n"
+"                         its end, from the session start)\n"
 "        --folded WHAT    folded stacks, cpu or offcpu, instead of the\n"
 "                         reports; --top N keeps the N heaviest; not with\n"
 "                         --format, --chain or --irq-by-app\n"
@@ -193,7 +197,8 @@ static const char *stack_view_option(enum sleepy_stack_view view)
 static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
-	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES };
+	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES, OPT_IRQ_PER_CPU,
+	       OPT_IRQ_INTERVALS };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -202,6 +207,8 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "chain", required_argument, NULL, 'c' },
 		{ "depth", required_argument, NULL, 'd' },
 		{ "irq-by-app", no_argument, NULL, 'I' },
+		{ "irq-per-cpu", no_argument, NULL, OPT_IRQ_PER_CPU },
+		{ "irq-intervals", no_argument, NULL, OPT_IRQ_INTERVALS },
 		{ "folded", required_argument, NULL, OPT_FOLDED },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
@@ -215,7 +222,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
-	const char *output, *one_report;
+	const char *output, *one_report, *irq_option;
 	char error[512];
 	uint64_t value;
 	int c;
@@ -243,6 +250,14 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		case 'I':
 			opts->report.irq_by_app = true;
 			opts->report_option = "--irq-by-app";
+			break;
+		case OPT_IRQ_PER_CPU:
+			opts->report.irq_per_cpu = true;
+			opts->report_option = "--irq-per-cpu";
+			break;
+		case OPT_IRQ_INTERVALS:
+			opts->report.irq_intervals = true;
+			opts->report_option = "--irq-intervals";
 			break;
 		case OPT_FOLDED:
 		case OPT_FLAMEGRAPH:
@@ -356,12 +371,14 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	}
 	one_report = opts->report.nsort ? "--sort" :
 		     stack_view_option(opts->report.stack_view);
-	if (one_report && (opts->report.chain_name || opts->report.irq_by_app ||
+	irq_option = opts->report.irq_by_app ? "--irq-by-app" :
+		     opts->report.irq_per_cpu ? "--irq-per-cpu" :
+		     opts->report.irq_intervals ? "--irq-intervals" : NULL;
+	if (one_report && (opts->report.chain_name || irq_option ||
 			   (opts->report.nsort && opts->report.stack_view))) {
 		fprintf(stderr, "sleepy-parse: %s prints one report: %s does not go with it\n",
 			one_report, opts->report.chain_name ? "--chain" :
-			opts->report.irq_by_app ? "--irq-by-app" :
-			stack_view_option(opts->report.stack_view));
+			irq_option ?: stack_view_option(opts->report.stack_view));
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (sleepy_sort_has(&opts->report, SLEEPY_SORT_CPU) && opts->report.app_name) {
@@ -381,11 +398,13 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 
 /*
  * Opens and reads @path into @profile, saying on stderr what went wrong
- * or is missing.  Returns the exit status; @rec stays open (for what
- * could be read) unless the file could not be opened at all (-1).
+ * or is missing; @report (or NULL) says how to split the interrupt
+ * totals.  Returns the exit status; @rec stays open (for what could be
+ * read) unless the file could not be opened at all (-1).
  */
 static int read_recording(const char *path, struct sleepy_recording *rec,
-			  struct sleepy_profile *profile, bool by_tid)
+			  struct sleepy_profile *profile, bool by_tid,
+			  const struct sleepy_report_options *report)
 {
 	int ret = SLEEPY_EXIT_OK;
 
@@ -396,6 +415,8 @@ static int read_recording(const char *path, struct sleepy_recording *rec,
 	}
 	sleepy_profile_init(profile);
 	profile->by_tid = by_tid;
+	profile->irq_by_cpu = report && report->irq_per_cpu;
+	profile->irq_by_interval = report && report->irq_intervals;
 	if (sleepy_profile_read(profile, rec)) {
 		fprintf(stderr, "sleepy-parse: %s: %s; reporting the %" PRIu64
 			" samples before it\n", path, rec->error, profile->samples);
@@ -476,10 +497,10 @@ static int diff_main(int argc, char **argv)
 	}
 	opts.path_a = argv[optind];
 	opts.path_b = argv[optind + 1];
-	ret_a = read_recording(opts.path_a, &rec_a, &a, false);
+	ret_a = read_recording(opts.path_a, &rec_a, &a, false, NULL);
 	if (ret_a < 0)
 		return SLEEPY_EXIT_ERROR;
-	ret_b = read_recording(opts.path_b, &rec_b, &b, false);
+	ret_b = read_recording(opts.path_b, &rec_b, &b, false, NULL);
 	if (ret_b < 0) {
 		sleepy_profile_free(&a);
 		sleepy_recording_close(&rec_a);
@@ -512,7 +533,7 @@ int main(int argc, char **argv)
 	/* pprof labels each sample with its thread, as perf's converters do. */
 	ret = read_recording(opts.report.path, &rec, &profile,
 			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID) ||
-			     opts.pprof);
+			     opts.pprof, &opts.report);
 	if (ret < 0) {
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;

@@ -11,8 +11,8 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-record [-F HZ] [-k] [--sched] [--irq] [-a] [-b SIZE] [-o FILE]\n"
-"                     -- CMD [ARGS...]\n"
+"USAGE: sleepy-record [-F HZ] [-k] [--sched] [--irq [--irq-interval SEC]] [-a]\n"
+"                     [-b SIZE] [-o FILE] -- CMD [ARGS...]\n"
 "\n"
 "Run CMD under a sleepy session: only CMD and its children are sampled,\n"
 "or every process with -a.  Prints the session summary at the end.\n"
@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		opts.attr.pid = child;
 		opts.attr.flags |= SLEEPY_FLAG_FOLLOW_CHILDREN;
 	}
-	drainer = sleepy_session_begin(&opts.attr, opts.output);
+	drainer = sleepy_session_begin(&opts.attr, opts.output,
+				       opts.irq_interval_ms);
 	if (drainer < 0) {
 		close(go[1]);
 		waitpid(child, &status, 0);

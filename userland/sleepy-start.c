@@ -9,8 +9,8 @@
 #include "lib/session.h"
 
 static const char usage[] =
-"USAGE: sleepy-start [-F HZ] [-k] [--sched] [--irq] [-p PID [--follow]]\n"
-"                    [-b SIZE] [-o FILE]\n"
+"USAGE: sleepy-start [-F HZ] [-k] [--sched] [--irq [--irq-interval SEC]]\n"
+"                    [-p PID [--follow]] [-b SIZE] [-o FILE]\n"
 "\n"
 "Start sampling every CPU and leave a drainer copying the samples into\n"
 "FILE until sleepy-stop.\n"
@@ -21,6 +21,7 @@ static const char usage[] =
 "    sleepy-start -k -p 1234 --follow # pid 1234 and its children, kernel IPs too\n"
 "    sleepy-start --sched -k          # and where tasks wait, and who wakes them\n"
 "    sleepy-start -F 1000 -g -k       # call stacks, user and kernel\n"
+"    sleepy-start --irq --irq-interval 1  # interrupt histograms, each second\n"
 "\n"
 "OPTIONS:\n"
 SLEEPY_SESSION_OPTIONS_HELP
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		return SLEEPY_EXIT_USAGE;
 	}
 
-	drainer = sleepy_session_begin(&opts.attr, opts.output);
+	drainer = sleepy_session_begin(&opts.attr, opts.output,
+				       opts.irq_interval_ms);
 	if (drainer < 0)
 		return SLEEPY_EXIT_ERROR;
 	if (sleepy_state_save(drainer, opts.output)) {

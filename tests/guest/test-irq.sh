@@ -4,17 +4,23 @@
 # interrupts) and the timer ticks; /proc/interrupts and /proc/softirqs
 # are read just after the start and just before the stop (inner) and
 # before the start and after the stop (outer): every count must lie
-# between the two deltas.
+# between the two deltas.  The drainer has the histograms written every
+# second too (--irq-interval 1): the sums over the intervals must still
+# lie there, each CPU's in its own column of /proc/interrupts.
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
-plan 8
+plan 12
 
 # count FILE LABEL: the sum over the CPUs of the row LABEL ("LOC:", "11:",
 # "TIMER:") of /proc/interrupts or /proc/softirqs.
 count() {
 	awk -v label="$2" '$1 == label { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i }
 		END { print n + 0 }' "$1"
+}
+# count_cpu FILE LABEL CPU: that row's count on one CPU.
+count_cpu() {
+	awk -v label="$2" -v cpu="$3" '$1 == label { n = $(cpu + 2) } END { print n + 0 }' "$1"
 }
 # row FILE REPORT NAME: the JSON row of REPORT whose name is NAME.
 row() {
@@ -30,11 +36,11 @@ bracket() {
 }
 
 cat /proc/interrupts > /tmp/int.0; cat /proc/softirqs > /tmp/soft.0
-sleepy-start --irq -o /tmp/irq.data > /dev/null
+sleepy-start --irq --irq-interval 1 -o /tmp/irq.data > /dev/null
 cat /proc/interrupts > /tmp/int.1; cat /proc/softirqs > /tmp/soft.1
 dd if=/dev/zero of=/mnt/out/irq-test.tmp bs=64k count=64 2> /dev/null
 rm -f /mnt/out/irq-test.tmp
-sleep 1
+sleep 2
 cat /proc/interrupts > /tmp/int.2; cat /proc/softirqs > /tmp/soft.2
 sleepy-stop > /dev/null
 cat /proc/interrupts > /tmp/int.3; cat /proc/softirqs > /tmp/soft.3
@@ -76,7 +82,35 @@ total=$(sed -n '/^  "hardirqs": \[/,/^  \]/p; /^  "softirqs": \[/,/^  \]/p' /tmp
 check "by application: $charged ns taken from applications, within the interrupts' $total ns" \
 	eval "[ '$charged' -gt 0 ] && [ '$charged' -le '$total' ]"
 
+# Per CPU: each CPU's local timer count against its own column.
+sleepy-parse --format json --irq-per-cpu /tmp/irq.data > /tmp/irq-cpu.json
+for cpu in 0 1; do
+	r=$(sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/irq-cpu.json |
+		grep -F '"name": "LOC",' | grep -F "\"cpu\": $cpu," | head -n1)
+	echo "# $r"
+	inner=$(( $(count_cpu /tmp/int.2 LOC: $cpu) - $(count_cpu /tmp/int.1 LOC: $cpu) ))
+	outer=$(( $(count_cpu /tmp/int.3 LOC: $cpu) - $(count_cpu /tmp/int.0 LOC: $cpu) ))
+	bracket "local timer on CPU $cpu" "$(field "$r" count)" "$inner" "$outer"
+done
+
+# Per interval: the flushes every second wrote the timer's histograms at
+# least twice (about 3 s of session), and the intervals add up to the total.
+sleepy-parse --format json --irq-intervals /tmp/irq.data > /tmp/irq-int.json
+sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/irq-int.json | grep -F '"name": "LOC",' > /tmp/loc-int
+cat /tmp/loc-int | sed 's/^/# /'
+n=$(wc -l < /tmp/loc-int)
+sum=$(sed -n 's/.*"count": \([0-9]*\).*/\1/p' /tmp/loc-int | awk '{ n += $1 } END { print n + 0 }')
+ends=$(sed -n 's/.*"end_s": \([0-9.]*\).*/\1/p' /tmp/loc-int | sort -u | wc -l)
+check "local timer in $n intervals with $ends distinct ends, summing to the total $(field "$(row /tmp/irq.json hardirqs LOC)" count) ($sum)" \
+	eval "[ '$n' -ge 3 ] && [ '$ends' = '$n' ] && [ '$sum' = '$(field "$(row /tmp/irq.json hardirqs LOC)" count)' ]"
+
 # Without --irq, no histograms.
 sleepy-start -o /tmp/noirq.data > /dev/null; usleep 200000; sleepy-stop > /dev/null
 sleepy-parse --format json /tmp/noirq.data > /tmp/noirq.json
 check "without --irq: no interrupt report" eval '! grep -q "\"hardirqs\"" /tmp/noirq.json'
+
+# An interval without --irq is refused in one line, exit status 2.
+sleepy-start --irq-interval 1 -o /tmp/bad.data > /tmp/bad.out 2>&1
+status=$?
+check "--irq-interval without --irq: exit $status, $(wc -l < /tmp/bad.out) line: $(cat /tmp/bad.out)" \
+	eval "[ $status = 2 ] && [ \$(wc -l < /tmp/bad.out) = 1 ] && grep -q 'needs --irq' /tmp/bad.out && [ ! -e /tmp/bad.data ]"

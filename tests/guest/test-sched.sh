@@ -57,7 +57,7 @@ storm() {
 			echo $((i % 2)) > $probes
 			probe_rounds=$((probe_rounds + i % 2))
 		fi
-		sleepy-start --sched --irq -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
+		sleepy-start --sched --irq --irq-interval 0.1 -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
 			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
 		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 			echo 0 > /sys/devices/system/cpu/cpu1/online

@@ -103,6 +103,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.sort = { SLEEPY_SORT_CPU },
 		.nsort = 1,
 	};
+	/* sleepy-parse --irq-per-cpu --irq-intervals --top 1 */
+	struct sleepy_report_options irq_split = {
+		.path = "fuzz.data",
+		.top = 1,
+		.irq_per_cpu = true,
+		.irq_intervals = true,
+	};
 	/* sleepy-parse --children, --callers main, --callees loop */
 	struct sleepy_report_options stacks = {
 		.path = "fuzz.data",
@@ -159,6 +166,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* sleepy-parse --pprof /dev/null, with either set of options */
 	sleepy_pprof_write("/dev/null", &everything, &profile, &rec);
 	sleepy_pprof_write("/dev/null", &filtered, &profile, &rec);
+	/* The interrupt totals read again, apart per CPU and interval. */
+	if (profile.irqs) {
+		struct sleepy_profile split;
+
+		sleepy_profile_init(&split);
+		split.irq_by_cpu = split.irq_by_interval = true;
+		sleepy_recording_close(&rec);
+		if (!sleepy_recording_open_mem(&rec, data, size)) {
+			sleepy_profile_read(&split, &rec);
+			irq_split.format = formats[size % ARRAY_SIZE(formats)];
+			sleepy_report(sink, &irq_split, &split, &rec);
+		}
+		sleepy_profile_free(&split);
+	}
 	/* sleepy-parse diff FILE FILE */
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
 			   &profile, rec.header.start_time_ns,

@@ -337,22 +337,26 @@ static void write_sched(void)
 	free(b.data);
 }
 
+/* A histogram written at @time_ns; 0: one of ABI 4, without the time. */
 static void put_irq_hist(struct builder *b, uint32_t cpu, uint32_t kind,
-			 uint32_t number, uint64_t count)
+			 uint32_t number, uint64_t count, uint64_t time_ns)
 {
 	struct sleepy_irq_hist h = {
 		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), cpu },
 		.kind = kind, .number = number, .cpu = cpu, .count = count,
-		.total_ns = count * 3000,
+		.total_ns = count * 3000, .time_ns = time_ns,
 	};
 
 	h.log2_ns[11] = count;
-	put(b, &h, sizeof(h));
+	if (!time_ns)
+		h.header.size = SLEEPY_IRQ_HIST_SIZE_VER0;
+	put(b, &h, h.header.size);
 }
 
 /*
  * A --irq recording: histograms of every kind (and one from a newer
- * kernel), the catch-all, charges to an application and to none, and the
+ * kernel), the catch-all, flushed ones of two intervals and one without
+ * a time, charges to an application and to none, and the
  * /proc/interrupts copy, its last line without a newline.
  */
 static void write_irq(void)
@@ -378,14 +382,16 @@ static void write_irq(void)
 	memcpy(text.text, interrupts, sizeof(interrupts));
 	put_header(&b, 2);
 	put_app(&b, 1, 0, "loop", 1);
-	put_irq_hist(&b, 0, SLEEPY_IRQ_HARDIRQ, 11, 1040);
-	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, 11, 3);
-	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 328);
-	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 1, 36);
-	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ_DELAY, 1, 36);
-	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 99, 1);
-	put_irq_hist(&b, 1, 7, 5, 1);
-	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_OTHER, 2);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_HARDIRQ, 11, 1040, 2000000000);
+	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, 11, 3, 2000000000);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 328, 1000000000);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 300, 2000000000);
+	put_irq_hist(&b, 1, SLEEPY_IRQ_SYSVEC, 0xec, 30, 0);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 1, 36, 2000000000);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ_DELAY, 1, 36, 2000000000);
+	put_irq_hist(&b, 0, SLEEPY_IRQ_SOFTIRQ, 99, 1, 2000000000);
+	put_irq_hist(&b, 1, 7, 5, 1, 2000000000);
+	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_OTHER, 2, 2000000000);
 	put(&b, &a, sizeof(a));
 	a.appid = 0;
 	a.kind = 9;

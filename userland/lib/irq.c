@@ -34,7 +34,8 @@ static int same_total(const void *slot, const void *arg)
 {
 	const struct sleepy_irq_total *a = slot, *b = arg;
 
-	return a->kind == b->kind && a->number == b->number;
+	return a->kind == b->kind && a->number == b->number &&
+	       a->cpu == b->cpu && a->end_ns == b->end_ns;
 }
 
 static int same_charge(const void *slot, const void *arg)
@@ -50,15 +51,25 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 {
 	if (record->type == SLEEPY_REC_IRQ_HIST) {
 		const struct sleepy_irq_hist *h = (const void *)record;
-		struct sleepy_irq_total key = { .kind = h->kind, .number = h->number };
+		struct sleepy_irq_total key = {
+			.kind = h->kind,
+			.number = h->number,
+			.cpu = irqs->by_cpu ? h->cpu : SLEEPY_IRQ_ALL_CPUS,
+			/* Recordings of ABI 4 had no time: one interval. */
+			.end_ns = irqs->by_interval &&
+				  record->size >= sizeof(*h) ? h->time_ns : 0,
+		};
 		struct sleepy_irq_total *t;
+		uint64_t hash;
 		int i;
 
-		t = sleepy_table_get(&irqs->totals,
-				     (uint64_t)h->kind << 32 | h->number,
-				     same_total, &key);
-		t->kind = h->kind;
-		t->number = h->number;
+		hash = ((uint64_t)h->kind << 32 | h->number) * 31 + key.cpu;
+		hash = hash * 1000003 + key.end_ns;
+		t = sleepy_table_get(&irqs->totals, hash, same_total, &key);
+		t->kind = key.kind;
+		t->number = key.number;
+		t->cpu = key.cpu;
+		t->end_ns = key.end_ns;
 		t->count += h->count;
 		t->total_ns += h->total_ns;
 		for (i = 0; i < SLEEPY_IRQ_BUCKETS; i++)

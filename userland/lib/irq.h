@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interrupt histograms of a --irq recording (SLEEPY_REC_IRQ_HIST and
- * SLEEPY_REC_IRQ_APP, one per CPU and interrupt), summed over the CPUs,
- * with the IRQs' names from the /proc/interrupts the recording keeps.
+ * SLEEPY_REC_IRQ_APP, one per CPU, interrupt and interval), summed over
+ * the CPUs and the intervals unless asked to keep them apart, with the
+ * IRQs' names from the /proc/interrupts the recording keeps.
  */
 #ifndef SLEEPY_IRQ_H
 #define SLEEPY_IRQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "profile.h"
 
-/* One interrupt (kind and number) over every CPU. */
+/* cpu of a total over every CPU. */
+#define SLEEPY_IRQ_ALL_CPUS	UINT32_MAX
+
+/* One interrupt (kind and number) over every CPU, or on one, per interval. */
 struct sleepy_irq_total {
 	uint32_t kind;		/* enum sleepy_irq_kind */
 	uint32_t number;
+	uint32_t cpu;		/* SLEEPY_IRQ_ALL_CPUS unless by_cpu */
+	uint32_t __pad;
+	uint64_t end_ns;	/* its interval's end; 0 unless by_interval */
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t log2_ns[SLEEPY_IRQ_BUCKETS];
@@ -34,6 +42,9 @@ struct sleepy_irqs {
 	struct sleepy_table totals;	/* -> struct sleepy_irq_total */
 	struct sleepy_table charges;	/* -> struct sleepy_irq_charge */
 	char *interrupts;		/* /proc/interrupts at the stop, or NULL */
+	/* Set before adding: totals per CPU, per interval (flush or stop). */
+	bool by_cpu;
+	bool by_interval;
 };
 
 void sleepy_irqs_init(struct sleepy_irqs *irqs);

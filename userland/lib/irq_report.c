@@ -4,7 +4,9 @@
  * hardirqs and softirqs: per interrupt, runs, total and average time,
  * and (text) its log2 histogram of handler time in ns; softirqs' delay
  * from raise to run alike; with --irq-by-app, the time each interrupt
- * took from each application instance it interrupted.
+ * took from each application instance it interrupted.  --irq-per-cpu and
+ * --irq-intervals keep CPUs and intervals apart (a column each; in text,
+ * a histogram each).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,14 +17,44 @@
 #include "report.h"
 
 #define CELL	48
+#define MAX_COLUMNS	8
 
+/* Interval by interval, CPU by CPU, then the costliest first. */
 static int cmp_totals(const void *a, const void *b)
 {
 	const struct sleepy_irq_total *x = a, *y = b;
 
+	if (x->end_ns != y->end_ns)
+		return x->end_ns < y->end_ns ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+static bool same_group(const struct sleepy_irq_total *a,
+		       const struct sleepy_irq_total *b)
+{
+	return a->end_ns == b->end_ns && a->cpu == b->cpu;
+}
+
+/* "LOC", or "LOC, cpu 1, to 2.000 s" when CPUs or intervals are apart. */
+static const char *group_name(const struct sleepy_irqs *irqs,
+			      const struct sleepy_irq_total *t,
+			      uint64_t start_ns, char *buf, size_t size)
+{
+	char name[64];
+	int n;
+
+	n = snprintf(buf, size, "%s",
+		     sleepy_irq_name(irqs, t->kind, t->number, name, sizeof(name)));
+	if (irqs->by_cpu && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - n, ", cpu %" PRIu32, t->cpu);
+	if (irqs->by_interval && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - n, ", to %.3f s",
+			 t->end_ns > start_ns ? (t->end_ns - start_ns) / 1e9 : 0.0);
+	return buf;
 }
 
 static int cmp_charges(const void *a, const void *b)
@@ -72,74 +104,113 @@ static void print_histogram(FILE *out, const char *name,
 	}
 }
 
-static void report_kind(struct sleepy_output *out,
-			const struct sleepy_report_options *opts,
-			struct sleepy_irqs *irqs, const char *key,
-			const char *title, uint32_t kind_a, uint32_t kind_b)
+/*
+ * Whether row @i of @rows is shown: of kind @kind_a or @kind_b, and among
+ * the first --top of its group (CPU and interval).  @shown counts them.
+ */
+static bool row_shown(const struct sleepy_report_options *opts,
+		      const struct sleepy_irq_total *rows, size_t i,
+		      uint32_t kind_a, uint32_t kind_b, size_t *shown)
 {
-	static const struct sleepy_column columns[] = {
-		{ "name", "NAME", -24, false },
-		{ "number", "NUMBER", 10, true },
-		{ "count", "COUNT", 10, true },
-		{ "total_ns", "TOTAL ms", 12, true },
-		{ "average_ns", "AVERAGE ns", 12, true },
-		{ "log2_ns", "", 0, true },
-	};
-	bool text = out->format == SLEEPY_FORMAT_TEXT;
-	struct sleepy_irq_total *rows;
-	char cells[6][CELL], name[64], *buckets = NULL;
-	const char *p[6];
-	size_t n, i, shown = 0;
+	if (i && !same_group(&rows[i - 1], &rows[i]))
+		*shown = 0;
+	if (rows[i].kind != kind_a && rows[i].kind != kind_b)
+		return false;
+	return !opts->top || (*shown)++ < opts->top;
+}
+
+/* The log2 buckets as one cell: "[1,2,...]" in JSON, "1 2 ..." in CSV. */
+static char *buckets_cell(const struct sleepy_output *out,
+			  const struct sleepy_irq_total *t)
+{
+	bool json = out->format == SLEEPY_FORMAT_JSON;
+	char *buckets = malloc(SLEEPY_IRQ_BUCKETS * 22 + 4);
+	size_t used;
 	int c;
 
-	rows = sleepy_table_sorted(&irqs->totals, &n, cmp_totals);
+	if (!buckets)
+		exit(1);
+	used = sprintf(buckets, json ? "[" : "");
+	for (c = 0; c < SLEEPY_IRQ_BUCKETS; c++)
+		used += sprintf(buckets + used, "%s%" PRIu64,
+				c ? (json ? "," : " ") : "", t->log2_ns[c]);
+	sprintf(buckets + used, json ? "]" : "");
+	return buckets;
+}
+
+static void report_kind(struct sleepy_output *out,
+			const struct sleepy_report_options *opts,
+			struct sleepy_irqs *irqs, uint64_t start_ns,
+			const char *key, const char *title, uint32_t kind_a,
+			uint32_t kind_b)
+{
+	static const struct sleepy_column name_column = { "name", "NAME", -24, false },
+		cpu_column = { "cpu", "CPU", 4, true },
+		end_column = { "end_s", "TO s", 9, true },
+		value_columns[] = {
+			{ "number", "NUMBER", 10, true },
+			{ "count", "COUNT", 10, true },
+			{ "total_ns", "TOTAL ms", 12, true },
+			{ "average_ns", "AVERAGE ns", 12, true },
+			{ "log2_ns", "", 0, true },
+		};
+	/* The output keeps a pointer to the columns until the next table. */
+	static struct sleepy_column columns[MAX_COLUMNS];
+	bool text = out->format == SLEEPY_FORMAT_TEXT;
+	char cells[MAX_COLUMNS][CELL], name[96], *buckets = NULL;
+	unsigned int ncolumns = 0, c, first_value;
+	struct sleepy_irq_total *rows;
+	const char *p[MAX_COLUMNS];
+	size_t n, i, shown = 0;
+
+	columns[ncolumns++] = name_column;
+	if (irqs->by_cpu)
+		columns[ncolumns++] = cpu_column;
+	if (irqs->by_interval)
+		columns[ncolumns++] = end_column;
+	first_value = ncolumns;
 	/* The histogram goes under the table in text, into the row in JSON/CSV. */
-	sleepy_output_table(out, key, title, columns, text ? 5 : 6);
+	for (c = 0; c < (text ? 4 : 5); c++)
+		columns[ncolumns++] = value_columns[c];
+
+	rows = sleepy_table_sorted(&irqs->totals, &n, cmp_totals);
+	sleepy_output_table(out, key, title, columns, ncolumns);
 	for (i = 0; i < n; i++) {
 		struct sleepy_irq_total *t = &rows[i];
-		size_t used = 0;
 
-		if (t->kind != kind_a && t->kind != kind_b)
+		if (!row_shown(opts, rows, i, kind_a, kind_b, &shown))
 			continue;
-		if (opts->top && shown++ >= opts->top)
-			break;
-		for (c = 0; c < 6; c++)
+		for (c = 0; c < ncolumns; c++)
 			p[c] = cells[c];
 		snprintf(cells[0], CELL, "%s",
 			 sleepy_irq_name(irqs, t->kind, t->number, name, sizeof(name)));
-		snprintf(cells[1], CELL, "%" PRIu32, t->number);
-		snprintf(cells[2], CELL, "%" PRIu64, t->count);
+		c = 1;
+		if (irqs->by_cpu)
+			snprintf(cells[c++], CELL, "%" PRIu32, t->cpu);
+		if (irqs->by_interval)
+			snprintf(cells[c++], CELL, "%.3f",
+				 t->end_ns > start_ns ? (t->end_ns - start_ns) / 1e9 : 0.0);
+		c = first_value;
+		snprintf(cells[c++], CELL, "%" PRIu32, t->number);
+		snprintf(cells[c++], CELL, "%" PRIu64, t->count);
 		if (text)
-			snprintf(cells[3], CELL, "%.3f", t->total_ns / 1e6);
+			snprintf(cells[c++], CELL, "%.3f", t->total_ns / 1e6);
 		else
-			snprintf(cells[3], CELL, "%" PRIu64, t->total_ns);
-		snprintf(cells[4], CELL, "%" PRIu64, t->count ? t->total_ns / t->count : 0);
-		if (!text) {
-			buckets = malloc(SLEEPY_IRQ_BUCKETS * 22 + 4);
-			if (!buckets)
-				exit(1);
-			used += sprintf(buckets, out->format == SLEEPY_FORMAT_JSON ? "[" : "");
-			for (c = 0; c < SLEEPY_IRQ_BUCKETS; c++)
-				used += sprintf(buckets + used, "%s%" PRIu64,
-						c ? (out->format == SLEEPY_FORMAT_JSON ? "," : " ") : "",
-						t->log2_ns[c]);
-			sprintf(buckets + used, out->format == SLEEPY_FORMAT_JSON ? "]" : "");
-			p[5] = buckets;
-		}
+			snprintf(cells[c++], CELL, "%" PRIu64, t->total_ns);
+		snprintf(cells[c++], CELL, "%" PRIu64, t->count ? t->total_ns / t->count : 0);
+		if (!text)
+			p[c] = buckets = buckets_cell(out, t);
 		sleepy_output_cells(out, p);
 		free(buckets);
 		buckets = NULL;
 	}
 	if (text) {
-		for (i = 0, shown = 0; i < n; i++) {
-			if (rows[i].kind != kind_a && rows[i].kind != kind_b)
-				continue;
-			if (opts->top && shown++ >= opts->top)
-				break;
-			print_histogram(out->out, sleepy_irq_name(irqs, rows[i].kind,
-						rows[i].number, name, sizeof(name)),
-					&rows[i]);
-		}
+		for (i = 0, shown = 0; i < n; i++)
+			if (row_shown(opts, rows, i, kind_a, kind_b, &shown))
+				print_histogram(out->out,
+						group_name(irqs, &rows[i], start_ns,
+							   name, sizeof(name)),
+						&rows[i]);
 	}
 	free(rows);
 }
@@ -191,15 +262,15 @@ static void report_by_app(struct sleepy_output *out,
 
 void sleepy_irq_report(struct sleepy_output *out,
 		       const struct sleepy_report_options *opts,
-		       struct sleepy_profile *profile)
+		       struct sleepy_profile *profile, uint64_t start_ns)
 {
-	report_kind(out, opts, profile->irqs, "hardirqs",
+	report_kind(out, opts, profile->irqs, start_ns, "hardirqs",
 		    "Hard interrupts: handler time (hardirqs -d)",
 		    SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_SYSVEC);
-	report_kind(out, opts, profile->irqs, "softirqs",
+	report_kind(out, opts, profile->irqs, start_ns, "softirqs",
 		    "Softirqs: handler time (softirqs -d)",
 		    SLEEPY_IRQ_SOFTIRQ, SLEEPY_IRQ_SOFTIRQ);
-	report_kind(out, opts, profile->irqs, "softirq_delay",
+	report_kind(out, opts, profile->irqs, start_ns, "softirq_delay",
 		    "Softirqs: delay from raise to run",
 		    SLEEPY_IRQ_SOFTIRQ_DELAY, SLEEPY_IRQ_SOFTIRQ_DELAY);
 	if (opts->irq_by_app)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parsing of the options that describe a session. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
@@ -19,6 +21,22 @@ static int bad(const char *tool, const char *what, const char *value)
 {
 	fprintf(stderr, "%s: invalid %s '%s' (see --help)\n", tool, what, value);
 	return SLEEPY_EXIT_USAGE;
+}
+
+/* "2", "0.5": seconds, to whole milliseconds. */
+static bool parse_seconds_ms(const char *s, uint64_t *ms)
+{
+	char *end;
+	double seconds;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	seconds = strtod(s, &end);
+	if (errno || *end || !(seconds >= 0 && seconds <= 1e9))
+		return false;
+	*ms = (uint64_t)(seconds * 1000 + 0.5);
+	return true;
 }
 
 /*
@@ -49,7 +67,7 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 				 int argc, char **argv, const char *tool,
 				 const char *usage, bool for_record)
 {
-	enum { OPT_FOLLOW = 256, OPT_SCHED, OPT_IRQ, OPT_MAX_STACK };
+	enum { OPT_FOLLOW = 256, OPT_SCHED, OPT_IRQ, OPT_IRQ_INTERVAL, OPT_MAX_STACK };
 	static const struct option longopts[] = {
 		{ "frequency", required_argument, NULL, 'F' },
 		{ "kernel", no_argument, NULL, 'k' },
@@ -57,6 +75,7 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		{ "follow", no_argument, NULL, OPT_FOLLOW },
 		{ "sched", no_argument, NULL, OPT_SCHED },
 		{ "irq", no_argument, NULL, OPT_IRQ },
+		{ "irq-interval", required_argument, NULL, OPT_IRQ_INTERVAL },
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "buffer", required_argument, NULL, 'b' },
@@ -110,6 +129,12 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 		case OPT_IRQ:
 			opts->attr.flags |= SLEEPY_FLAG_IRQ;
 			break;
+		case OPT_IRQ_INTERVAL:
+			if (!parse_seconds_ms(optarg, &value) || value < 10 ||
+			    value > 86400000)
+				return bad(tool, "interval (0.01..86400 s)", optarg);
+			opts->irq_interval_ms = value;
+			break;
 		case 'b':
 			if (!sleepy_parse_size(optarg, &value) ||
 			    value < SLEEPY_MIN_BUFFER_SIZE ||
@@ -138,6 +163,10 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 	}
 	if ((opts->attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !opts->attr.pid) {
 		fprintf(stderr, "%s: --follow needs -p PID\n", tool);
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (opts->irq_interval_ms && !(opts->attr.flags & SLEEPY_FLAG_IRQ)) {
+		fprintf(stderr, "%s: --irq-interval needs --irq\n", tool);
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (opts->attr.max_stack && !(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN)) {

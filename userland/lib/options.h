@@ -28,6 +28,10 @@
 "                         time, run-queue waits, wakeup links)\n" \
 "        --irq            time interrupt and softirq handlers too (log2\n" \
 "                         histograms per IRQ, time taken from each app)\n" \
+"        --irq-interval SEC  with --irq: write the histograms into the\n" \
+"                         recording every SEC seconds (0.01 or more;\n" \
+"                         sleepy-parse --irq-intervals shows each), not\n" \
+"                         only at the stop\n" \
 "    -b, --buffer SIZE    kernel buffer per CPU, e.g. 256K, 4M (default 1M)\n" \
 "    -o, --output FILE    recording to write (default sleepy.data)\n"
 
@@ -35,6 +39,7 @@ struct sleepy_session_options {
 	struct sleepy_attr attr;
 	const char *output;
 	bool system_wide;	/* sleepy-record -a */
+	unsigned int irq_interval_ms;	/* between histogram flushes, 0: none */
 };
 
 /* Prints --version output for @tool. */

@@ -528,6 +528,8 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		if (!profile->irqs) {
 			profile->irqs = xcalloc(1, sizeof(*profile->irqs));
 			sleepy_irqs_init(profile->irqs);
+			profile->irqs->by_cpu = profile->irq_by_cpu;
+			profile->irqs->by_interval = profile->irq_by_interval;
 		}
 		sleepy_irqs_add(profile->irqs, record);
 		break;

@@ -124,6 +124,9 @@ struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
 	/* Set before reading: IP counts and stacks per thread too. */
 	bool by_tid;
+	/* Set before reading: interrupt totals per CPU, per interval. */
+	bool irq_by_cpu;
+	bool irq_by_interval;
 	/* Switch and wakeup records (sched.h), NULL if the recording has none. */
 	struct sleepy_sched *sched;
 	/* Interrupt histograms (irq.h), NULL if the recording has none. */

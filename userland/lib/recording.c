@@ -164,9 +164,9 @@ static size_t min_record_size(uint16_t type)
 	case SLEEPY_REC_WAKEUP:
 		return sizeof(struct sleepy_wakeup);
 	case SLEEPY_REC_IRQ_HIST:
-		return sizeof(struct sleepy_irq_hist);
+		return SLEEPY_IRQ_HIST_SIZE_VER0;
 	case SLEEPY_REC_IRQ_APP:
-		return sizeof(struct sleepy_irq_app);
+		return SLEEPY_IRQ_APP_SIZE_VER0;
 	case SLEEPY_REC_MMAP:
 		return sizeof(struct sleepy_mmap);
 	case SLEEPY_REC_CPU_STATS:

@@ -331,7 +331,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	/* A --sched recording keeps /proc/interrupts for its wakeups only. */
 	if (profile->irqs && ((rec->header.flags & SLEEPY_FLAG_IRQ) ||
 			      profile->irqs->totals.used))
-		sleepy_irq_report(&out, opts, profile);
+		sleepy_irq_report(&out, opts, profile,
+				  rec->header.start_time_ns);
 	sleepy_output_end(&out);
 	free(names);
 	free(apps);

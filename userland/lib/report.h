@@ -58,6 +58,8 @@ struct sleepy_report_options {
 	uint32_t chain_instance;
 	unsigned int chain_depth;	/* 1..SLEEPY_CHAIN_MAX_DEPTH */
 	bool irq_by_app;		/* --irq-by-app */
+	bool irq_per_cpu;		/* --irq-per-cpu */
+	bool irq_intervals;		/* --irq-intervals */
 	/* --sort: one report by these keys instead of all; nsort 0: none. */
 	enum sleepy_sort_key sort[SLEEPY_SORT_KEYS];
 	unsigned int nsort;
@@ -122,6 +124,6 @@ void sleepy_sched_report(struct sleepy_output *out,
 /* The reports of a --irq recording (irq_report.c). */
 void sleepy_irq_report(struct sleepy_output *out,
 		       const struct sleepy_report_options *opts,
-		       struct sleepy_profile *profile);
+		       struct sleepy_profile *profile, uint64_t start_ns);
 
 #endif

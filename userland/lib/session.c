@@ -17,7 +17,9 @@
  * come up short while the writer switches sub-buffers; read_subbuf()
  * resumes it.)  When asked to finish (SIGUSR1, after sleepy_stop() flushed
  * every buffer) it drains what is left, appends the per-CPU counters
- * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits.
+ * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits.  With an interval
+ * for the interrupt histograms it asks the kernel to write them
+ * (SLEEPY_IOC_IRQ_FLUSH) each time one has passed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -243,6 +245,8 @@ struct drainer {
 	int session;
 	bool irq;		/* interrupts are named in the records */
 	bool kernel;		/* the records carry kernel IPs */
+	uint64_t irq_interval_ns;	/* between histogram flushes, 0: none */
+	uint64_t next_flush_ns;
 	struct sleepy_kernel_ips kernel_ips;
 	unsigned int ncpus;
 	int *fds;
@@ -396,6 +400,28 @@ static int open_buffers(struct drainer *d)
 	return 0;
 }
 
+/*
+ * The histograms' flush when its time has come; the poll timeout until the
+ * next one (at most DRAIN_POLL_MS).  A flush the stop overtook (ESRCH) is
+ * no error: the stop writes them.
+ */
+static int flush_irq_histograms(struct drainer *d)
+{
+	uint64_t now = monotonic_ns();
+
+	if (!d->irq_interval_ns)
+		return DRAIN_POLL_MS;
+	if (now >= d->next_flush_ns) {
+		if (ioctl(d->session, SLEEPY_IOC_IRQ_FLUSH, 0) && errno != ESRCH)
+			fprintf(stderr, "sleepy drainer: flushing the interrupt histograms: %s\n",
+				strerror(errno));
+		while (d->next_flush_ns <= now)
+			d->next_flush_ns += d->irq_interval_ns;
+	}
+	now = (d->next_flush_ns - now) / 1000000 + 1;
+	return now < DRAIN_POLL_MS ? (int)now : DRAIN_POLL_MS;
+}
+
 static int drainer_run(struct drainer *d, int ready_fd)
 {
 	struct pollfd pfds[d->ncpus];
@@ -408,13 +434,16 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	signal(SIGHUP, SIG_IGN);
 	sleepy_write_all(ready_fd, "r", 1);
 	close(ready_fd);
+	d->next_flush_ns = monotonic_ns() + d->irq_interval_ns;
 
 	while (!drainer_finish) {
+		int timeout = flush_irq_histograms(d);
+
 		if (open_buffers(d))
 			return 1;
 		for (i = 0; i < d->ncpus; i++)
 			pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
-		if (poll(pfds, d->ncpus, DRAIN_POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfds, d->ncpus, timeout) < 0 && errno != EINTR) {
 			perror("sleepy drainer: poll");
 			return 1;
 		}
@@ -455,13 +484,15 @@ static int drainer_open(struct drainer *d, const char *output,
 	return open_buffers(d);
 }
 
-pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output)
+pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
+			   unsigned int irq_interval_ms)
 {
 	struct sleepy_file_header header;
 	struct drainer d = {
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF),
 		.irq = attr->flags & (SLEEPY_FLAG_IRQ | SLEEPY_FLAG_SCHED),
 		.kernel = attr->flags & SLEEPY_FLAG_KERNEL,
+		.irq_interval_ns = irq_interval_ms * 1000000ULL,
 	};
 	struct sleepy_attr session_attr = *attr;
 	int ready[2], fd, status;

@@ -49,10 +49,13 @@ struct sleepy_summary {
 
 /*
  * Writes the file header to @output, starts the session and a drainer
- * process appending to @output.  Returns the drainer's pid, or -1 after
- * printing why (the session is not left running).
+ * process appending to @output; with @irq_interval_ms, the drainer has
+ * the interrupt histograms written every @irq_interval_ms.  Returns the
+ * drainer's pid, or -1 after printing why (the session is not left
+ * running).
  */
-pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output);
+pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
+			   unsigned int irq_interval_ms);
 
 /*
  * Stops the session, lets @drainer write what is left and the trailer,

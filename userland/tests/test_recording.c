@@ -808,6 +808,68 @@ static void test_irq_histograms(void)
 	free(b.data);
 }
 
+/* The count of the total of IRQ 11 on @cpu to @end_ns, 0 if none. */
+static uint64_t irq_count(const struct sleepy_irqs *irqs, uint32_t cpu,
+			  uint64_t end_ns)
+{
+	for (size_t i = 0; i < irqs->totals.capacity; i++) {
+		const struct sleepy_irq_total *t =
+			sleepy_table_slot((struct sleepy_table *)&irqs->totals, i);
+
+		if (t && t->number == 11 && t->cpu == cpu && t->end_ns == end_ns)
+			return t->count;
+	}
+	return 0;
+}
+
+/*
+ * Flushed histograms: apart per CPU and interval when asked, summed
+ * otherwise; a record of ABI 4 (no time) is read, as one interval.
+ */
+static void test_irq_intervals(void)
+{
+	struct sleepy_irq_hist h = {
+		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), 0 },
+		.kind = SLEEPY_IRQ_HARDIRQ, .number = 11,
+	};
+	static const struct { uint32_t cpu, count; uint64_t time_ns; } recs[] = {
+		{ 0, 5, 1000 }, { 1, 3, 1000 }, { 0, 7, 2000 },
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	uint64_t all;
+
+	put_header(&b, 2);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		h.header.cpu = h.cpu = recs[i].cpu;
+		h.count = h.log2_ns[10] = recs[i].count;
+		h.time_ns = recs[i].time_ns;
+		put(&b, &h, sizeof(h));
+	}
+	h.header.size = SLEEPY_IRQ_HIST_SIZE_VER0;
+	h.header.cpu = h.cpu = 0;
+	h.count = h.log2_ns[10] = 1;
+	put(&b, &h, SLEEPY_IRQ_HIST_SIZE_VER0);
+	put_trailer(&b, 0, 0);
+
+	sleepy_profile_init(&p);
+	p.irq_by_cpu = p.irq_by_interval = true;
+	check(!sleepy_recording_open_mem(&rec, b.data, b.size) &&
+	      !sleepy_profile_read(&p, &rec) && p.irqs && p.irqs->totals.used == 4 &&
+	      irq_count(p.irqs, 0, 1000) == 5 && irq_count(p.irqs, 1, 1000) == 3 &&
+	      irq_count(p.irqs, 0, 2000) == 7 && irq_count(p.irqs, 0, 0) == 1,
+	      "irq: per CPU and interval, 4 totals (5, 3, 7 and 1 without a time)");
+	sleepy_profile_free(&p);
+
+	read_all(&b, &rec, &p);
+	all = p.irqs ? irq_count(p.irqs, SLEEPY_IRQ_ALL_CPUS, 0) : 0;
+	check(p.irqs && p.irqs->totals.used == 1 && all == 16,
+	      "irq: summed over CPUs and intervals: 16 (%" PRIu64 ")", all);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 /* EMD on log2 buckets: 0 for equal shapes, 1 for a move by one bucket. */
 static void test_emd(void)
 {
@@ -2316,6 +2378,7 @@ int main(int argc, char **argv)
 	test_folded_offcpu();
 	test_kernel_symbols();
 	test_irq_histograms();
+	test_irq_intervals();
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_bad_mmap();

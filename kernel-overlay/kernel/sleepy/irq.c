@@ -8,7 +8,8 @@
  * With SLEEPY_FLAG_SCHED the same hooks note which interrupt a CPU is
  * handling, so that a wakeup from interrupt context names it.
  * OSprof's latency histograms, kept in memory and written into the
- * stream once, at the stop, rather than a record per interrupt.
+ * stream at the stop and when the session's owner asks
+ * (SLEEPY_IOC_IRQ_FLUSH), rather than a record per interrupt.
  *
  * Writers: each CPU updates only its own tables, from its interrupt
  * handlers (interrupts off) and its softirq handlers (interrupts on: the
@@ -16,9 +17,13 @@
  * Softirqs do not nest on one CPU; hard interrupts do, when a handler
  * demultiplexes another IRQ, so their start times are a small stack.
  * Hard interrupts are timed per IRQ, over all its actions, the way
- * /proc/interrupts counts them.  Reader: the session stop, after
- * the hooks' static key is off and a grace period has passed, so no
- * writer runs any more.
+ * /proc/interrupts counts them.  Readers: a flush, on each online CPU
+ * in an IPI (interrupts off, so no handler of that CPU is halfway through
+ * an update), and for a CPU that is offline (no handler runs there) from
+ * the flushing CPU under cpus_read_lock(); the flush writes what the
+ * slots hold and zeroes what it wrote.  The session stop, after the
+ * hooks' static key is off and a grace period has passed, so no writer
+ * runs any more.  The session lock keeps flushes and the stop apart.
  *
  * The tables are open-addressed and fixed in size; an interrupt that
  * finds no room within a few slots of its own is counted in a catch-all
@@ -349,58 +354,114 @@ void sleepy_irq_reset(void)
 		       sizeof(struct sleepy_irq_source));
 }
 
-static void sleepy_irq_write_hist(struct sleepy_session *session,
-				  const struct sleepy_irq_hist_slot *slot,
-				  unsigned int cpu)
+/* One CPU's tables going into the stream, with the time they end at. */
+struct sleepy_irq_flush {
+	struct sleepy_session *session;
+	unsigned int cpu;
+	u64 time_ns;
+};
+
+/*
+ * Writes a slot that counted something and zeroes it, keeping its key; a
+ * slot the buffer had no room for keeps its counts for the next write.
+ */
+static void sleepy_irq_write_hist(const struct sleepy_irq_flush *flush,
+				  struct sleepy_irq_hist_slot *slot)
 {
 	struct sleepy_irq_hist rec = {
 		.kind = slot->kind - 1,
 		.number = slot->number,
-		.cpu = cpu,
+		.cpu = flush->cpu,
 		.count = slot->count,
 		.total_ns = slot->total_ns,
+		.time_ns = flush->time_ns,
 	};
 
 	if (!slot->count)
 		return;
 	memcpy(rec.log2_ns, slot->log2_ns, sizeof(rec.log2_ns));
-	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_IRQ_HIST,
-			    sizeof(rec));
+	if (!sleepy_buffer_write(&flush->session->buffer, &rec,
+				 SLEEPY_REC_IRQ_HIST, sizeof(rec)))
+		return;
+	slot->count = 0;
+	slot->total_ns = 0;
+	memset(slot->log2_ns, 0, sizeof(slot->log2_ns));
 }
 
-static void sleepy_irq_write_app(struct sleepy_session *session,
-				 const struct sleepy_irq_app_slot *slot,
-				 unsigned int cpu)
+static void sleepy_irq_write_app(const struct sleepy_irq_flush *flush,
+				 struct sleepy_irq_app_slot *slot)
 {
 	struct sleepy_irq_app rec = {
 		.kind = slot->kind - 1,
 		.number = slot->number,
-		.cpu = cpu,
+		.cpu = flush->cpu,
 		.appid = slot->appid,
 		.count = slot->count,
 		.total_ns = slot->total_ns,
+		.time_ns = flush->time_ns,
 	};
 
 	if (!slot->count)
 		return;
-	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_IRQ_APP,
-			    sizeof(rec));
+	if (!sleepy_buffer_write(&flush->session->buffer, &rec,
+				 SLEEPY_REC_IRQ_APP, sizeof(rec)))
+		return;
+	slot->count = 0;
+	slot->total_ns = 0;
 }
 
-static void sleepy_irq_write_cpu(struct sleepy_session *session,
-				 unsigned int cpu)
+/* Writes flush->cpu's tables; no handler of that CPU may run meanwhile. */
+static void sleepy_irq_write_cpu(const struct sleepy_irq_flush *flush)
 {
-	struct sleepy_irq_cpu *tables = per_cpu_ptr(session->irq, cpu);
+	struct sleepy_irq_cpu *tables = per_cpu_ptr(flush->session->irq,
+						    flush->cpu);
 	unsigned int i;
 
 	for (i = 0; i < SLEEPY_IRQ_HIST_SLOTS; i++)
-		sleepy_irq_write_hist(session, &tables->hist[i], cpu);
+		sleepy_irq_write_hist(flush, &tables->hist[i]);
 	for (i = 0; i < SLEEPY_IRQ_APP_SLOTS; i++)
-		sleepy_irq_write_app(session, &tables->apps[i], cpu);
+		sleepy_irq_write_app(flush, &tables->apps[i]);
 	for (i = 0; i < SLEEPY_IRQ_KINDS; i++) {
-		sleepy_irq_write_hist(session, &tables->hist_other[i], cpu);
-		sleepy_irq_write_app(session, &tables->apps_other[i], cpu);
+		sleepy_irq_write_hist(flush, &tables->hist_other[i]);
+		sleepy_irq_write_app(flush, &tables->apps_other[i]);
 	}
+}
+
+/* IPI: this CPU's tables, with interrupts off, into its own buffer. */
+static void sleepy_irq_flush_local(void *info)
+{
+	struct sleepy_irq_flush flush = *(struct sleepy_irq_flush *)info;
+
+	flush.cpu = smp_processor_id();
+	sleepy_irq_write_cpu(&flush);
+}
+
+/**
+ * sleepy_irq_flush - write the histograms so far into the stream
+ * @session: a running session; the caller holds the session lock
+ *
+ * Process context.  Returns -EINVAL if the session keeps no histograms.
+ */
+int sleepy_irq_flush(struct sleepy_session *session)
+{
+	struct sleepy_irq_flush flush = {
+		.session = session,
+		.time_ns = sleepy_now(),
+	};
+
+	if (!session->irq)
+		return -EINVAL;
+	cpus_read_lock();
+	for_each_possible_cpu(flush.cpu) {
+		if (cpu_online(flush.cpu))
+			smp_call_function_single(flush.cpu,
+						 sleepy_irq_flush_local,
+						 &flush, 1);
+		else
+			sleepy_irq_write_cpu(&flush);
+	}
+	cpus_read_unlock();
+	return 0;
 }
 
 /*
@@ -409,12 +470,15 @@ static void sleepy_irq_write_cpu(struct sleepy_session *session,
  * has turned the hooks off and waited for a grace period: no handler
  * updates them any more.  A buffer too full for them counts the drops.
  */
-void sleepy_irq_write(struct sleepy_session *session)
+void sleepy_irq_write(struct sleepy_session *session, u64 time_ns)
 {
-	unsigned int cpu;
+	struct sleepy_irq_flush flush = {
+		.session = session,
+		.time_ns = time_ns,
+	};
 
 	if (!session->irq)
 		return;
-	for_each_possible_cpu(cpu)
-		sleepy_irq_write_cpu(session, cpu);
+	for_each_possible_cpu(flush.cpu)
+		sleepy_irq_write_cpu(&flush);
 }

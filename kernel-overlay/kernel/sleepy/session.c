@@ -23,10 +23,11 @@
  * interrupt hooks start.  The mappings' walk takes mmap_lock, so it runs
  * out of the CPU hotplug lock; a CPU that comes online meanwhile starts
  * no timer (the session does not sample yet) and sampling_start() starts
- * it with the others.  A CPU that
- * parks its timer has therefore always seen the session sampling, and the
- * switch away from the idle task restarts it.  The stop writes the
- * interrupt histograms into the stream once no hook runs.
+ * it with the others.  A CPU that parks its timer has therefore always
+ * seen the session sampling, and the switch away from the idle task
+ * restarts it.  The stop writes the interrupt histograms into the stream
+ * once no hook runs; a flush (SLEEPY_IOC_IRQ_FLUSH) writes them earlier,
+ * under the session lock.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and
@@ -64,7 +65,7 @@
 DEFINE_STATIC_KEY_FALSE(sleepy_active);
 struct sleepy_session __rcu *sleepy_live;
 
-/* Serialises start and stop; protects sleepy_running. */
+/* Serialises start, stop and flushes; protects sleepy_running. */
 static DEFINE_MUTEX(sleepy_session_lock);
 static struct sleepy_session *sleepy_running;
 
@@ -229,8 +230,8 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	cpus_read_unlock();
 	sleepy_sched_probes_unregister();
 
-	sleepy_irq_write(session);
 	session->stop_ns = sleepy_now();
+	sleepy_irq_write(session, session->stop_ns);
 	session->table_overflows = session->apps->overflows;
 	sleepy_apps_destroy(session->apps);
 	session->apps = NULL;
@@ -286,6 +287,17 @@ static long sleepy_ioctl_info(struct sleepy_session *session,
 	return copy_to_user(uinfo, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+static long sleepy_ioctl_irq_flush(struct sleepy_session *session)
+{
+	long err = -ESRCH;
+
+	mutex_lock(&sleepy_session_lock);
+	if (sleepy_session_is_running(session))
+		err = sleepy_irq_flush(session);
+	mutex_unlock(&sleepy_session_lock);
+	return err;
+}
+
 static long sleepy_session_ioctl(struct file *file, unsigned int cmd,
 				 unsigned long arg)
 {
@@ -300,6 +312,8 @@ static long sleepy_session_ioctl(struct file *file, unsigned int cmd,
 		return sleepy_ioctl_counters(session, (void __user *)arg);
 	case SLEEPY_IOC_SESSION_INFO:
 		return sleepy_ioctl_info(session, (void __user *)arg);
+	case SLEEPY_IOC_IRQ_FLUSH:
+		return arg ? -EINVAL : sleepy_ioctl_irq_flush(session);
 	default:
 		return -ENOTTY;
 	}

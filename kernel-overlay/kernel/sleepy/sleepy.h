@@ -197,7 +197,8 @@ void sleepy_irq_destroy(struct sleepy_session *session);
 void sleepy_irq_start(struct sleepy_session *session);
 void sleepy_irq_stop(void);
 void sleepy_irq_reset(void);
-void sleepy_irq_write(struct sleepy_session *session);
+void sleepy_irq_write(struct sleepy_session *session, u64 time_ns);
+int sleepy_irq_flush(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
 /*

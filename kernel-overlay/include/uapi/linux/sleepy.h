@@ -25,7 +25,7 @@
  * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
  * kernel without sleepy (or with another version) from a failing call.
  */
-#define SLEEPY_ABI_VERSION		4
+#define SLEEPY_ABI_VERSION		5
 
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
@@ -126,11 +126,21 @@ struct sleepy_session_info {
  * for the relay buffer of the CPU given as the argument; ENODEV if that
  * CPU has no buffer (it was never online during the session).  The
  * buffer can be read, polled and mmap()ed like any relay file.
+ *
+ * SLEEPY_IOC_IRQ_FLUSH: writes the interrupt histograms counted since the
+ * start or the last flush into the stream now (each CPU's into its own
+ * buffer), stamped with the time of the flush, and starts them again from
+ * zero; the stop writes the rest.  A reader sums the records of a kind,
+ * number and CPU for the whole session, or keeps them apart by time for
+ * intervals.  EINVAL if the session has no histograms (SLEEPY_FLAG_IRQ),
+ * ESRCH once it is stopped.  What a full buffer cannot take is kept for
+ * the next flush or the stop, never lost.
  */
 #define SLEEPY_IOC_MAGIC		0xB9
 #define SLEEPY_IOC_CPU_BUFFER		_IO(SLEEPY_IOC_MAGIC, 1)
 #define SLEEPY_IOC_CPU_COUNTERS		_IOWR(SLEEPY_IOC_MAGIC, 2, struct sleepy_cpu_counters)
 #define SLEEPY_IOC_SESSION_INFO		_IOR(SLEEPY_IOC_MAGIC, 3, struct sleepy_session_info)
+#define SLEEPY_IOC_IRQ_FLUSH		_IO(SLEEPY_IOC_MAGIC, 4)
 
 enum sleepy_record_type {
 	SLEEPY_REC_SAMPLE	= 1,	/* struct sleepy_sample */
@@ -364,7 +374,8 @@ enum sleepy_irq_kind {
 
 /**
  * struct sleepy_irq_hist - one CPU's histogram of one interrupt
- *	(SLEEPY_FLAG_IRQ), written once, at the stop
+ *	(SLEEPY_FLAG_IRQ) over an interval: from the start or the last
+ *	SLEEPY_IOC_IRQ_FLUSH to this flush or the stop
  * @kind: enum sleepy_irq_kind
  * @number: IRQ number, system vector or softirq number, or SLEEPY_IRQ_OTHER
  * @cpu: the CPU it ran on
@@ -372,6 +383,8 @@ enum sleepy_irq_kind {
  * @total_ns: their time
  * @log2_ns: runs of 2^i to 2^(i+1)-1 ns in [i] (0 ns in [0]; the last
  *	bucket takes everything longer)
+ * @time_ns: CLOCK_MONOTONIC of the flush or the stop that wrote it, the
+ *	end of its interval (ABI version 5; absent before)
  */
 struct sleepy_irq_hist {
 	struct sleepy_record_header header;
@@ -382,17 +395,22 @@ struct sleepy_irq_hist {
 	__u64 count;
 	__u64 total_ns;
 	__u32 log2_ns[SLEEPY_IRQ_BUCKETS];
+	__u64 time_ns;
 };
+
+#define SLEEPY_IRQ_HIST_SIZE_VER0	168	/* without @time_ns */
 
 /**
  * struct sleepy_irq_app - time an interrupt took from an application
- *	instance it interrupted on one CPU (SLEEPY_FLAG_IRQ), at the stop
+ *	instance it interrupted on one CPU (SLEEPY_FLAG_IRQ), over an
+ *	interval as struct sleepy_irq_hist
  * @kind: SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_SYSVEC or SLEEPY_IRQ_SOFTIRQ
  * @number: as in struct sleepy_irq_hist
  * @cpu: the CPU
  * @appid: the application instance interrupted (0 with SLEEPY_IRQ_OTHER)
  * @count: runs that interrupted it
  * @total_ns: their time
+ * @time_ns: as in struct sleepy_irq_hist
  */
 struct sleepy_irq_app {
 	struct sleepy_record_header header;
@@ -402,7 +420,10 @@ struct sleepy_irq_app {
 	__u32 appid;
 	__u64 count;
 	__u64 total_ns;
+	__u64 time_ns;
 };
+
+#define SLEEPY_IRQ_APP_SIZE_VER0	40	/* without @time_ns */
 
 /* sleepy_mmap.flags */
 #define SLEEPY_MMAP_EXEC		(1U << 0) /* mapped by an exec */

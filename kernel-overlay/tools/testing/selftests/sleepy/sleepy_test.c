@@ -1160,6 +1160,14 @@ TEST_F(sleepy, sched_kernel_ips)
 	EXPECT_LE(10, c.kernel_ips);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /*
  * With SLEEPY_FLAG_IRQ, the stop writes per-CPU interrupt histograms:
  * the timer's among them, each holding its count in its buckets; and
@@ -1204,13 +1212,66 @@ TEST_F(sleepy, irq_histograms)
 	}
 }
 
-static uint64_t now_ns(void)
+/*
+ * SLEEPY_IOC_IRQ_FLUSH writes the histograms so far, stamped with its
+ * time, and counts again from zero: the stop then writes only what came
+ * after, so every record carries the flush's time or the stop's, and no
+ * interrupt and CPU has two records of one interval.  Refused without
+ * SLEEPY_FLAG_IRQ, with an argument, and once the session is stopped.
+ */
+TEST_F(sleepy, irq_flush)
 {
-	struct timespec ts;
+	unsigned int at_flush = 0, at_stop = 0, other = 0, twice = 0;
+	struct sleepy_record_header *r, *q;
+	struct sleepy_session_info info;
+	uint64_t before, after;
+	struct stream s;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SLEEPY_IOC_IRQ_FLUSH, 0));
+	ASSERT_EQ(0, sys_stop(0));
+
+	self->attr.flags = SLEEPY_FLAG_IRQ;
+	ASSERT_EQ(0, start(self, &self->attr));
+	spin(200);
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SLEEPY_IOC_IRQ_FLUSH, 1));
+	before = now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_IRQ_FLUSH, 0));
+	after = now_ns();
+	spin(200);
+	ASSERT_EQ(0, sys_stop(0));
+	EXPECT_ERRNO(ESRCH, ioctl(self->fd, SLEEPY_IOC_IRQ_FLUSH, 0));
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_SESSION_INFO, &info));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_irq_hist *h = (void *)r;
+
+		if (r->type != SLEEPY_REC_IRQ_HIST)
+			continue;
+		ASSERT_EQ(sizeof(*h), r->size);
+		if (h->time_ns == info.stop_ns)
+			at_stop++;
+		else if (h->time_ns >= before && h->time_ns <= after)
+			at_flush++;
+		else
+			other++;
+		for (q = next_record(&s, r); q; q = next_record(&s, q)) {
+			struct sleepy_irq_hist *g = (void *)q;
+
+			if (q->type == SLEEPY_REC_IRQ_HIST &&
+			    g->kind == h->kind && g->number == h->number &&
+			    g->cpu == h->cpu && g->time_ns == h->time_ns)
+				twice++;
+		}
+	}
+	free(s.records);
+	TH_LOG("%u histograms at the flush, %u at the stop", at_flush, at_stop);
+	EXPECT_LT(0, at_flush);
+	EXPECT_LT(0, at_stop);
+	EXPECT_EQ(0, other);
+	EXPECT_EQ(0, twice);
 }
+
 
 /* Samples of @cpu in @s taken at or after @since. */
 static uint64_t samples_on(struct stream *s, unsigned int cpu, uint64_t since)
