@@ -101,7 +101,7 @@ if [ "${1-}" = storm ]; then
 	exit 0
 fi
 
-plan 16
+plan 17
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
@@ -153,6 +153,19 @@ r=$(row /tmp/pipe.json chain '"depth": 1,' '"waker": "writer#1"' '"wakee": "read
 echo "# chain: $r"
 check "pipe: --chain reader#1 puts $(field "$r" wakee_blocked_ns) ns of the reader's blocked time on writer#1 (of ~2 s)" \
 	between "$(field "$r" wakee_blocked_ns)" 1900000000 2100000000
+
+# A shell forking 10 children: each child's life begins at its new-task
+# wakeup (sched_wakeup_new), so its first wait for a CPU is its run-queue
+# time and its lifetime is accounted in full.
+sleepy-record --sched -o /tmp/fork.data -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done' > /dev/null
+sleepy-parse --format json /tmp/fork.data > /tmp/fork.json
+sed -n '/^  "wall": \[/,/^  \]/p' /tmp/fork.json | grep '"app": "sh#' | grep -v '"app": "sh#1"' > /tmp/fork.rows
+sed 's/^/# fork: /' /tmp/fork.rows
+children=$(wc -l < /tmp/fork.rows)
+waited=$(sed -n 's/.*"runqueue_ns": \([0-9]*\).*"accounted_percent": \([0-9.]*\).*/\1 \2/p' /tmp/fork.rows |
+	awk '$1 > 0 && $2 >= 95 { n++ } END { print n + 0 }')
+check "fork: $children children, $waited of them runnable from their new-task wakeup (run-queue time > 0) and >= 95% accounted" \
+	eval '[ "$children" = 10 ] && [ "$waited" = 10 ]'
 
 # Two hogs pinned to CPU 1 for 2 s: each preempts the other.
 # Each prints its CPU time as the scheduler counts it and its time from
