@@ -94,8 +94,9 @@ period ahead, counting the periods it skipped, and parks on an idle CPU
 until it leaves idle.
 With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
 and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
-handler times, written at the stop (the scheduler's and the interrupt
-code's calls come in their own patches), each behind a static key of its
+handler times, written at the stop and on request (an ioctl has each
+CPU write its own from an IPI); the scheduler's and the interrupt
+code's calls come in their own patches, each behind a static key of its
 own so that sampling-only sessions do not pay for them.  The executable
 file mappings of the profiled processes (start, length, file offset,
 path, build-id) go into the stream too: for every process at the start,
@@ -236,7 +237,9 @@ Design choices a reviewer will ask about:
   With SLEEPY_FLAG_IRQ, calls around all actions of a hard interrupt in
   __handle_irq_event_percpu(), around each softirq handler (and, on x86,
   around local_apic_timer_interrupt()) fill per-CPU log2 histograms that
-  are written once, at the stop, not a record per interrupt: 2.4 us per
+  are written at the stop, or each CPU's from an IPI when the session's
+  owner asks (SLEEPY_IOC_IRQ_FLUSH, for interval views), not a record
+  per interrupt: 2.4 us per
   interrupt or softirq on a local-timer storm (make bench), against 5.0
   for perf recording irq:irq_handler_*, irq:softirq_* and
   irq_vectors:local_timer_* (what BCC's hardirqs and softirqs attach
