@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Parse speed on the host: sleepy-parse and perf report on the same
-# samples, about 1 M and 10 M of them.  Prints one table and writes
+# samples, about 1 M and 10 M of them, and on each tool's own recording of
+# one workload in the guest.  Prints one table and writes
 # bench/results/parse-speed.json.
 #
 #   bash bench/parse-speed.sh        # RUNS=3 SIZES="1000000 10000000"
+#   GUEST_RECORDINGS=out/bench-parse/parse bash bench/parse-speed.sh
 #
 # Inputs are made once and kept in build/bench/parse-speed/ (delete it to
 # remake them; the first run takes a few minutes more):
@@ -16,7 +18,14 @@
 #    forks, execs, exits and file mappings (with perf's build-ids)
 #    converted by perf2sleepy (a guest session cannot produce 10 M
 #    samples in reasonable time), so both tools resolve the same IPs in
-#    the same files on this host.
+#    the same files on this host;
+#  * the guest's recordings (make bench's recording boot, copied from
+#    $GUEST_RECORDINGS): sleepy-start -k -F 10000 and then perf record -a
+#    -F 10000, 50 s each of the same workload of PIE programs with shared
+#    libraries (xz, gzip, sort, md5sum) and btree on both vCPUs, about
+#    1 M samples each; both tools read the files from the host (the guest
+#    has copies of them: --symfs), perf the guest's kallsyms.  Not the
+#    same samples: the ratios there are of samples per CPU second.
 #
 # What is compared:
 #  * sleepy-parse --sort pid,ip: by process and raw IP, aggregation
@@ -156,15 +165,58 @@ run_timed() {
 	echo "$wall $(echo "$user + $sys" | bc) $rss" >> "$times"
 }
 
-# label|command (%s is the input)|what it computes|label of the row
-# doing the same work, for the ratios
+# label|command (the first %s its options, the second its input)|what
+# it computes|label of the row doing the same work, for the ratios
 tools=(
-	"sleepy-parse -s pid,ip|$parse --sort pid,ip %s|by process + raw IP: aggregation alone, no symbols|sleepy-parse -s pid,ip"
-	"sleepy-parse -s pid,sym|$parse --sort pid,sym %s|by process + function|sleepy-parse -s pid,sym"
-	"perf report -s pid,sym|perf report --stdio --sort pid,sym -i %s|by process + function|sleepy-parse -s pid,sym"
-	"sleepy-parse -s app,dso,sym|$parse --sort app,dso,sym %s|by app instance + file + function|sleepy-parse -s app,dso,sym"
-	"perf report|perf report --stdio -i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s app,dso,sym"
+	"sleepy-parse -s pid,ip|$parse --sort pid,ip %s%s|by process + raw IP: aggregation alone, no symbols|sleepy-parse -s pid,ip"
+	"sleepy-parse -s pid,sym|$parse --sort pid,sym %s%s|by process + function|sleepy-parse -s pid,sym"
+	"perf report -s pid,sym|perf report --stdio --sort pid,sym %s-i %s|by process + function|sleepy-parse -s pid,sym"
+	"sleepy-parse -s app,dso,sym|$parse --sort app,dso,sym %s%s|by app instance + file + function|sleepy-parse -s app,dso,sym"
+	"perf report|perf report --stdio %s-i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s app,dso,sym"
 )
+
+# measure SET SLEEPY-INPUT SLEEPY-SAMPLES SLEEPY-OPTIONS PERF-INPUT
+# PERF-SAMPLES PERF-OPTIONS: every tool on its input, RUNS times, into
+# rows (options end with a space).
+measure() {
+	local set=$1 t i wall cpu rss lines label command what same samples
+	local -a commands=() inputs=() counts=()
+
+	for t in "${!tools[@]}"; do
+		IFS='|' read -r label command what same <<< "${tools[t]}"
+		case $label in
+		sleepy*) inputs[t]=$2 counts[t]=$3 opts=$4 ;;
+		*) inputs[t]=$5 counts[t]=$6 opts=$7 ;;
+		esac
+		# shellcheck disable=SC2059 # the command is the format
+		commands[t]=$(printf "$command" "$opts" "${inputs[t]}")
+		cat "${inputs[t]}" > /dev/null	# into the page cache
+		rm -f "$cache/times.$t"
+	done
+	# Round by round, so that every tool sees the same load.
+	for ((i = 0; i < runs; i++)); do
+		for t in "${!tools[@]}"; do
+			# shellcheck disable=SC2086 # words; no paths with spaces
+			run_timed "$cache/times.$t" ${commands[t]}
+		done
+	done
+	for t in "${!tools[@]}"; do
+		IFS='|' read -r label command what same <<< "${tools[t]}"
+		wall=$(cut -d' ' -f1 "$cache/times.$t" | median)
+		cpu=$(cut -d' ' -f2 "$cache/times.$t" | median)
+		rss=$(cut -d' ' -f3 "$cache/times.$t" | sort -n | tail -n 1)
+		# shellcheck disable=SC2086
+		lines=$(${commands[t]} 2> /dev/null | wc -l)
+		rows+=("$set|${counts[t]}|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what|$same")
+	done
+}
+
+# Sample records in the sleepy recording $1 (its idle ticks are counted,
+# not recorded).
+sleepy_samples() {
+	"$parse" --format json --top 1 "$1" 2> /dev/null |
+		sed -n 's/^ *"samples": \([0-9]*\),.*/\1/p' | head -n1
+}
 
 rows=()
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -190,35 +242,28 @@ for size in $sizes; do
 		    head -n1)
 	[ -n "$converted" ] && [ $((converted)) = "$samples" ] ||
 		die "the sleepy recording has ${converted:-no} samples, perf.data $samples"
-	commands=() inputs=()
-	for t in "${!tools[@]}"; do
-		IFS='|' read -r label command what same <<< "${tools[t]}"
-		case $label in
-		sleepy*) inputs[t]=$recording ;;
-		*) inputs[t]=$cache/perf-$size.data ;;
-		esac
-		# shellcheck disable=SC2059 # the command is the format
-		commands[t]=$(printf "$command" "${inputs[t]}")
-		cat "${inputs[t]}" > /dev/null	# into the page cache
-		rm -f "$cache/times.$t"
-	done
-	# Round by round, so that every tool sees the same load.
-	for ((i = 0; i < runs; i++)); do
-		for t in "${!tools[@]}"; do
-			# shellcheck disable=SC2086 # words; no paths with spaces
-			run_timed "$cache/times.$t" ${commands[t]}
-		done
-	done
-	for t in "${!tools[@]}"; do
-		IFS='|' read -r label command what same <<< "${tools[t]}"
-		wall=$(cut -d' ' -f1 "$cache/times.$t" | median)
-		cpu=$(cut -d' ' -f2 "$cache/times.$t" | median)
-		rss=$(cut -d' ' -f3 "$cache/times.$t" | sort -n | tail -n 1)
-		# shellcheck disable=SC2086
-		lines=$(${commands[t]} 2> /dev/null | wc -l)
-		rows+=("$size|$samples|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what|$same")
-	done
+	measure "$size" "$recording" "$samples" "" "$cache/perf-$size.data" "$samples" ""
 done
+
+# The guest's recordings, kept once copied.  Its files are the host's
+# (mkinitramfs copied them): a root of links to them is their --symfs.
+guest=$cache/guest
+if [ -n "${GUEST_RECORDINGS:-}" ]; then
+	for f in sleepy.data perf.data kallsyms; do
+		[ -s "$GUEST_RECORDINGS/$f" ] || die "no $GUEST_RECORDINGS/$f (make bench's recording boot)"
+	done
+	rm -rf "$guest"
+	mkdir -p "$guest/root/sleepy"
+	cp "$GUEST_RECORDINGS"/{sleepy.data,perf.data,kallsyms} "$guest/"
+	for d in bin lib lib64 usr; do ln -s "/$d" "$guest/root/$d"; done
+	ln -s "$top/build/userland/bench" "$guest/root/sleepy/bench"
+fi
+if [ -s "$guest/perf.data" ]; then
+	measure guest "$guest/sleepy.data" "$(sleepy_samples "$guest/sleepy.data")" \
+		"--symfs $guest/root " \
+		"$guest/perf.data" "$(perf_events "$guest/perf.data" SAMPLE)" \
+		"--symfs $guest/root --kallsyms $guest/kallsyms "
+fi
 
 # One table and the JSON, with sleepy-parse's speed over each perf report's.
 printf '%s\n' "${rows[@]}" | /usr/bin/python3 -c '
@@ -230,7 +275,10 @@ for line in sys.stdin:
     size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same = \
         line.rstrip("\n").split("|")
     samples, wall, cpu = int(samples), float(wall), float(cpu)
-    rows.append({"size": int(size), "samples": samples, "tool": tool,
+    guest = size == "guest"
+    rows.append({"size": size if guest else int(size), "samples": samples, "tool": tool,
+                 "input": "each tool recorded the workload itself, in the guest"
+                          if guest else "the same samples (perf.data, converted)",
                  "command": command.replace(top + "/", ""), "computes": what,
                  "same_work_as": same,
                  "input_bytes": int(nbytes), "output_lines": int(lines),
@@ -243,12 +291,15 @@ def row_of(size, tool):
     return next(r for r in rows if r["size"] == size and r["tool"] == tool)
 
 
+# Ratios of samples per second: the two guest recordings differ in size.
 for row in rows:
     if row["tool"].startswith("perf"):
         # sleepy-parse doing the same work, over this perf report
         ref = row_of(row["size"], row["same_work_as"])
-        row["sleepy_speedup_cpu"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
-        row["sleepy_speedup_wall"] = round(row["wall_s"] / max(ref["wall_s"], 0.01), 2)
+        row["sleepy_speedup_cpu"] = round(ref["samples_per_s_cpu"] /
+                                          max(row["samples_per_s_cpu"], 1), 2)
+        row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
+                                           max(row["samples_per_s_wall"], 1), 2)
         row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] / row["peak_rss_kib"], 3)
     elif row["tool"] != "sleepy-parse -s pid,ip":
         # what naming every sample costs over aggregating them
@@ -259,6 +310,8 @@ head = "%-28s %9s %7s %7s %11s %8s %8s %s"
 print(head % ("", "", "wall", "cpu", "samples/s", "peak RSS", "output", ""))
 print(head % ("tool", "samples", "s", "s", "(cpu)", "MiB", "lines", "ratio"))
 for r in rows:
+    if r["size"] == "guest" and r["tool"] == "sleepy-parse -s pid,ip":
+        print("-- each tool recorded one workload itself, in the guest:")
     if "sleepy_speedup_cpu" in r:
         ratio = "sleepy-parse %.1fx faster (cpu), %.2f of the memory" % (
             r["sleepy_speedup_cpu"], r["sleepy_memory_fraction"])
@@ -275,6 +328,11 @@ json.dump({"benchmark": "parse-speed", "runs": int(runs),
            "sleepy_recording": "perf2sleepy: the same samples, forks, execs, "
                                "exits and file mappings (with build-ids) as "
                                "the perf.data",
+           "guest_recordings": "size guest: sleepy-start -k -F 10000 and perf "
+                               "record -a -e cpu-clock -F 10000, 50 s each of one "
+                               "workload (xz, gzip, sort, md5sum, btree; two "
+                               "loops) in the bench guest, read on the host "
+                               "with --symfs (perf: --kallsyms of the guest)",
            "load_before": load, "results": rows},
           open(path, "w"), indent=2)
 ' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
