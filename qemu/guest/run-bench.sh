@@ -6,12 +6,12 @@
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
 # sleepy.workloads=loop,call,... and
-# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy, not
-# run by default: see below);
+# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy and
+# recordings, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
-reps=5 drain_seconds=60 out=/mnt/out/bench
+reps=5 drain_seconds=60 parse_seconds=120 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead callgraph sched irq drain stalled"
@@ -22,6 +22,7 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.workloads=*) workloads=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.out=*) out=/mnt/out/${arg#*=} ;;
+	sleepy.parse_seconds=*) parse_seconds=${arg#*=} ;;
 	esac
 done
 mkdir -p $out /tmp/acc
@@ -214,7 +215,7 @@ event_run() {
 	kind=$1 config=$2 rep=$3 label=$4 events=0 dropped=0
 	shift 4
 	rm -f /tmp/p.data
-	probes=/sys/module/sleepy/parameters/sched_probes
+	probes=/sys/module/sleepy/parameters/${kind}_probes
 	case $config in *-probes) [ -e $probes ] || {
 		say "$config: skipped, this kernel has no tracepoints ($probes)"
 		return; } ;;
@@ -289,7 +290,7 @@ if want irq; then
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/ticker
 	rep=1
 	while [ $rep -le $repetitions ]; do
-		for config in none sleepy sleepy-irq perf perf-irq; do
+		for config in none sleepy sleepy-irq sleepy-irq-probes perf perf-irq; do
 			event_run irq $config $rep ticker \
 				elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50
 		done
@@ -357,4 +358,42 @@ for size in ${stalled_sizes-64K 256K 1M 4M}; do
 	say "stalled drainer, buffer $size: $samples samples, $dropped dropped"
 	rm -f /tmp/s.data
 done
+# Recordings for bench/parse-speed.sh, in a boot of their own (plain TCG:
+# only what is recorded matters here): one workload of PIE programs with
+# shared libraries (xz, gzip, sort, md5sum: many short processes, two
+# loops at a time) and the btree benchmark, recorded by sleepy and then
+# by perf for $parse_seconds s (120) each at 10 kHz on both vCPUs, kernel IPs
+# included, into out/DIR/parse/ with the guest's kallsyms for perf
+# report.  The two recordings hold the same kind of work, not the same
+# samples: parse-speed compares samples per second.
+# Full paths: busybox's shell runs its own applets of those names first.
+parse_work() {	# parse_work DIR
+	mkdir -p $1
+	seq 1 20000 | sed 's/$/ lorem ipsum dolor sit amet/' > $1/text
+	while :; do
+		/usr/bin/xz -1 -c $1/text | /usr/bin/xz -dc | /usr/bin/md5sum > /dev/null
+		/usr/bin/gzip -c $1/text | /usr/bin/gzip -dc | /usr/bin/sort -r |
+			/usr/bin/md5sum > /dev/null
+		btree 100000 > /dev/null
+	done
+}
+if want recordings; then
+	mkdir -p $out/parse /tmp/parse
+	for tool in sleepy perf; do
+		parse_work /tmp/parse/a & w1=$!
+		parse_work /tmp/parse/b & w2=$!
+		if [ $tool = sleepy ]; then
+			sleepy-start -k -F 10000 -o /tmp/parse/sleepy.data > /dev/null
+			sleep $parse_seconds
+			summary=$(sleepy-stop)
+		else
+			summary=$(perf record -a -e cpu-clock -F 10000 \
+				-o /tmp/parse/perf.data -- sleep $parse_seconds 2>&1 | tail -n 2 | tr '\n' ' ')
+		fi
+		kill $w1 $w2; wait $w1 $w2 2> /dev/null
+		say "recordings: $tool: $summary"
+		cp /tmp/parse/$tool.data $out/parse/ && rm -f /tmp/parse/$tool.data
+	done
+	cat /proc/kallsyms > $out/parse/kallsyms
+fi
 say "finished"

@@ -29,15 +29,29 @@
  * finds no room within a few slots of its own is counted in a catch-all
  * entry (number SLEEPY_IRQ_OTHER), never lost, and an update with
  * interrupts off never scans a whole table.
+ *
+ * Calls, as for the scheduler (sched.c); on a kernel with tracepoints,
+ * sleepy.irq_probes=1 has the same functions run from probes on
+ * irq_handler_entry/exit, softirq_entry/exit/raise and x86's
+ * local_timer_entry/exit instead, to compare the two.  Those time each
+ * action of a hard interrupt (as BCC's hardirqs does), not all of them
+ * together.  Exits are registered before entries and unregistered after
+ * them, and the stop forgets what every CPU was handling only once no
+ * probe runs, so no entry is left without its exit.
  */
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/interrupt.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sleepy.h>
+#include <trace/events/irq.h>
+#ifdef CONFIG_X86_LOCAL_APIC
+#include <asm/trace/irq_vectors.h>
+#endif
 
 #include "sleepy.h"
 
@@ -320,14 +334,161 @@ void sleepy_irq_destroy(struct sleepy_session *session)
 	session->irq = NULL;
 }
 
+static bool sleepy_irq_wanted(const struct sleepy_session *session)
+{
+	return session->irq || (session->attr.flags & SLEEPY_FLAG_SCHED);
+}
+
+#ifdef CONFIG_TRACEPOINTS
+#undef MODULE_PARAM_PREFIX
+#define MODULE_PARAM_PREFIX "sleepy."
+static bool sleepy_irq_probes;
+module_param_named(irq_probes, sleepy_irq_probes, bool, 0644);
+MODULE_PARM_DESC(irq_probes, "time interrupts through tracepoint probes, not calls");
+
+static void sleepy_probe_irq_entry(void *unused, int irq,
+				   struct irqaction *action)
+{
+	__sleepy_irq_entry(SLEEPY_IRQ_HARDIRQ, irq);
+}
+
+static void sleepy_probe_irq_exit(void *unused, int irq,
+				  struct irqaction *action, int ret)
+{
+	__sleepy_irq_exit(SLEEPY_IRQ_HARDIRQ, irq);
+}
+
+static void sleepy_probe_softirq_entry(void *unused, unsigned int nr)
+{
+	__sleepy_softirq_entry(nr);
+}
+
+static void sleepy_probe_softirq_exit(void *unused, unsigned int nr)
+{
+	__sleepy_softirq_exit(nr);
+}
+
+static void sleepy_probe_softirq_raise(void *unused, unsigned int nr)
+{
+	__sleepy_softirq_raise(nr);
+}
+
+#ifdef CONFIG_X86_LOCAL_APIC
+static void sleepy_probe_timer_entry(void *unused, int vector)
+{
+	__sleepy_irq_entry(SLEEPY_IRQ_SYSVEC, vector);
+}
+
+static void sleepy_probe_timer_exit(void *unused, int vector)
+{
+	__sleepy_irq_exit(SLEEPY_IRQ_SYSVEC, vector);
+}
+
+static int sleepy_register_timer_probes(void)
+{
+	int err = register_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
+
+	if (err)
+		return err;
+	err = register_trace_local_timer_entry(sleepy_probe_timer_entry, NULL);
+	if (err)
+		unregister_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
+	return err;
+}
+
+static void sleepy_unregister_timer_probes(void)
+{
+	unregister_trace_local_timer_entry(sleepy_probe_timer_entry, NULL);
+	unregister_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
+}
+#else
+static int sleepy_register_timer_probes(void)
+{
+	return 0;
+}
+
+static void sleepy_unregister_timer_probes(void) { }
+#endif
+
+/* Whether the probes are registered, under sleepy_session_lock. */
+static bool sleepy_irq_probes_registered;
+
+/*
+ * Registers the probes for @session if it needs the hooks and
+ * sleepy.irq_probes is set; process context, sleepy_session_lock held,
+ * cpus_read_lock() not.  If one cannot be registered, the session uses
+ * the calls.
+ */
+void sleepy_irq_probes_register(struct sleepy_session *session)
+{
+	int err;
+
+	if (!sleepy_irq_wanted(session) || !READ_ONCE(sleepy_irq_probes))
+		return;
+	err = register_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
+	if (err)
+		goto fail;
+	err = register_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
+	if (err)
+		goto irq_exit_registered;
+	err = register_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
+	if (err)
+		goto irq_entry_registered;
+	err = register_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
+	if (err)
+		goto softirq_exit_registered;
+	err = register_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
+	if (err)
+		goto softirq_entry_registered;
+	err = sleepy_register_timer_probes();
+	if (err)
+		goto raise_registered;
+	sleepy_irq_probes_registered = true;
+	return;
+
+raise_registered:
+	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
+softirq_entry_registered:
+	unregister_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
+softirq_exit_registered:
+	unregister_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
+irq_entry_registered:
+	unregister_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
+irq_exit_registered:
+	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
+	tracepoint_synchronize_unregister();
+fail:
+	pr_warn_ratelimited("sleepy: interrupt probes not registered (%d), using the calls\n",
+			    err);
+}
+
+/* After the session stopped sampling: the probes then time nothing. */
+void sleepy_irq_probes_unregister(void)
+{
+	if (!sleepy_irq_probes_registered)
+		return;
+	sleepy_unregister_timer_probes();
+	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
+	unregister_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
+	unregister_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
+	unregister_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
+	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
+	tracepoint_synchronize_unregister();
+	sleepy_irq_probes_registered = false;
+}
+#else
+static const bool sleepy_irq_probes_registered;
+#endif
+
 /*
  * Turns the hooks on for the histograms or, with SLEEPY_FLAG_SCHED, to
- * name the interrupts that wake tasks; the caller holds cpus_read_lock().
+ * name the interrupts that wake tasks, unless probes do it; the caller
+ * holds cpus_read_lock().
  */
 void sleepy_irq_start(struct sleepy_session *session)
 {
 	lockdep_assert_cpus_held();
-	if (session->irq || (session->attr.flags & SLEEPY_FLAG_SCHED))
+	if (sleepy_irq_wanted(session) && !sleepy_irq_probes_registered)
 		static_branch_enable_cpuslocked(&sleepy_irq_active);
 }
 
@@ -343,7 +504,8 @@ void sleepy_irq_stop(void)
  * Forgets what every CPU was handling, so that the next session neither
  * takes a handler it did not see start for the last one it saw nor keeps
  * a depth whose exit the hooks, turned off, did not see.  After the stop's
- * grace period: no handler that saw the hooks on still runs.
+ * grace period and the probes' unregistration: no handler that saw the
+ * hooks on still runs.
  */
 void sleepy_irq_reset(void)
 {

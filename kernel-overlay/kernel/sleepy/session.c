@@ -205,6 +205,7 @@ static void sleepy_session_run(struct sleepy_session *session)
 	 */
 	sleepy_announce_mappings(session);
 	sleepy_sched_probes_register(session);
+	sleepy_irq_probes_register(session);
 	cpus_read_lock();
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
@@ -225,10 +226,11 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();
-	sleepy_irq_reset();
 	sleepy_sampling_stop();
 	cpus_read_unlock();
 	sleepy_sched_probes_unregister();
+	sleepy_irq_probes_unregister();
+	sleepy_irq_reset();
 
 	session->stop_ns = sleepy_now();
 	sleepy_irq_write(session, session->stop_ns);

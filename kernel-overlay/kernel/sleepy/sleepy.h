@@ -198,6 +198,14 @@ void sleepy_irq_start(struct sleepy_session *session);
 void sleepy_irq_stop(void);
 void sleepy_irq_reset(void);
 void sleepy_irq_write(struct sleepy_session *session, u64 time_ns);
+#ifdef CONFIG_TRACEPOINTS
+void sleepy_irq_probes_register(struct sleepy_session *session);
+void sleepy_irq_probes_unregister(void);
+#else
+static inline void sleepy_irq_probes_register(struct sleepy_session *session) { }
+
+static inline void sleepy_irq_probes_unregister(void) { }
+#endif
 int sleepy_irq_flush(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
