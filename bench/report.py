@@ -201,6 +201,48 @@ def accuracy(raw, binaries):
     return result
 
 
+def tcg_accuracy(raw_tcg, raw, binaries, workload="btree"):
+    """Per-function shares of the plain-TCG runs (time is not instructions
+    there): each tool's mean and range over the repetitions, callgrind's
+    instruction share, and the largest gaps."""
+    if not raw_tcg or not os.path.isdir(raw_tcg):
+        return None
+    reps = sorted(int(n[len(f"sleepy-{workload}-"):-len(".json")])
+                  for n in os.listdir(raw_tcg)
+                  if n.startswith(f"sleepy-{workload}-") and n.endswith(".json"))
+    reps = [r for r in reps
+            if os.path.exists(os.path.join(raw_tcg, f"perf-{workload}-{r}.txt"))]
+    truth_file = os.path.join(raw, f"callgrind-{workload}.txt")
+    if not reps or not os.path.exists(truth_file):
+        return None
+    canonical = symbol_aliases(os.path.join(binaries, workload))
+    truth = merge_aliases(callgrind_shares(truth_file)[0], canonical)
+    runs = {"sleepy": [], "perf": []}
+    for r in reps:
+        runs["sleepy"].append(merge_aliases(sleepy_shares(
+            os.path.join(raw_tcg, f"sleepy-{workload}-{r}.json"), workload)[0], canonical))
+        runs["perf"].append(merge_aliases(perf_shares(
+            os.path.join(raw_tcg, f"perf-{workload}-{r}.txt"))[0], canonical))
+    functions = sorted(set(truth).union(*runs["sleepy"], *runs["perf"]),
+                       key=lambda fn: -truth.get(fn, 0))
+    rows = []
+    for fn in functions:
+        row = dict(function=fn, callgrind_pct=truth.get(fn, 0.0))
+        for tool, shares in runs.items():
+            values = [s.get(fn, 0.0) for s in shares]
+            row[f"{tool}_pct"] = statistics.mean(values)
+            row[f"{tool}_min_pct"] = min(values)
+            row[f"{tool}_max_pct"] = max(values)
+        rows.append(row)
+    return dict(workload=workload, repetitions=len(reps),
+                sleepy_vs_perf_max_pp=max(abs(r["sleepy_pct"] - r["perf_pct"]) for r in rows),
+                sleepy_vs_callgrind_max_pp=max(abs(r["sleepy_pct"] - r["callgrind_pct"])
+                                               for r in rows),
+                perf_vs_callgrind_max_pp=max(abs(r["perf_pct"] - r["callgrind_pct"])
+                                             for r in rows),
+                functions=rows)
+
+
 def fmt_table(header, rows):
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda cells: "| " + " | ".join(str(c).rjust(w) for c, w in zip(cells, widths)) + " |"
@@ -324,6 +366,8 @@ def main():
     ap.add_argument("--icount-shift", type=int, required=True)
     ap.add_argument("--binaries", required=True,
                     help="the benchmark binaries callgrind and the guest ran")
+    ap.add_argument("--raw-tcg",
+                    help="the plain-TCG boot's accuracy runs (out/bench-parse/tcg-accuracy)")
     args = ap.parse_args()
     raw_path = os.path.join(args.raw, "raw.tsv")
     if not os.path.exists(raw_path):
@@ -515,6 +559,26 @@ def main():
         md.append(fmt_table(["workload", "function", "callgrind %", "sleepy %", "perf %"], rows))
         with open(os.path.join(args.results, "accuracy.json"), "w") as f:
             json.dump(acc, f, indent=1)
+    tcg = tcg_accuracy(args.raw_tcg, args.raw, args.binaries)
+    if tcg:
+        md.append("\n### Accuracy without -icount: %s under each tool at 10 kHz, per task, "
+                  "plain TCG, %d repetitions (mean, [min-max])\n"
+                  % (tcg["workload"], tcg["repetitions"]))
+        md.append("Under plain TCG instructions do not all take the same time, so time "
+                  "shares may differ from callgrind's instruction shares; the two tools "
+                  "sample the same emulated time and should agree with each other.\n")
+        md.append(fmt_table(
+            ["function", "callgrind %", "sleepy %", "sleepy range", "perf %", "perf range"],
+            [[r["function"], f"{r['callgrind_pct']:.2f}", f"{r['sleepy_pct']:.2f}",
+              f"{r['sleepy_min_pct']:.2f}-{r['sleepy_max_pct']:.2f}", f"{r['perf_pct']:.2f}",
+              f"{r['perf_min_pct']:.2f}-{r['perf_max_pct']:.2f}"]
+             for r in tcg["functions"]
+             if max(r["callgrind_pct"], r["sleepy_pct"], r["perf_pct"]) >= 0.5]))
+        md.append(f"\nLargest differences: sleepy vs perf {tcg['sleepy_vs_perf_max_pp']:.2f} pp, "
+                  f"sleepy vs callgrind {tcg['sleepy_vs_callgrind_max_pp']:.2f} pp, "
+                  f"perf vs callgrind {tcg['perf_vs_callgrind_max_pp']:.2f} pp.")
+        with open(os.path.join(args.results, "accuracy-tcg.json"), "w") as f:
+            json.dump(tcg, f, indent=1)
 
     drain = None
     if raw["drain"] or raw["stalled"]:

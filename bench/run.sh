@@ -65,18 +65,20 @@ if [ "${1-}" != --report ]; then
 	echo "bench: one-vCPU guest finished in $(( $(date +%s) - start )) s (wall)"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
 
-	# Recordings of one workload by each tool, for parse-speed; plain TCG
-	# (no -icount): only the recordings matter, not the guest's time.
+	# Recordings of one workload by each tool, for parse-speed, and the
+	# accuracy runs that need time to differ from instructions; plain TCG
+	# (no -icount): only what is recorded matters, not the guest's time.
 	echo "bench: recording guest (sleepy, then perf, for parse-speed)"
 	start=$(date +%s)
 	bash qemu/boot.sh \
 		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-parse-console.log" 1800 \
-		"kunit.enable=0 quiet sleepy.parts=recordings sleepy.out=bench-parse" |
+		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse" |
 		grep --line-buffered -a '^bench:'
 	echo "bench: recording guest finished in $(( $(date +%s) - start )) s (wall)"
 
 	GUEST_RECORDINGS=$top/out/bench-parse/parse bash bench/parse-speed.sh
 fi
-/usr/bin/python3 bench/report.py --raw "$raw" --results bench/results --icount-shift $shift_ \
+/usr/bin/python3 bench/report.py --raw "$raw" --raw-tcg "$top/out/bench-parse/tcg-accuracy" \
+	--results bench/results --icount-shift $shift_ \
 	--binaries build/userland/bench

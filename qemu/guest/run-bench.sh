@@ -6,8 +6,8 @@
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
 # sleepy.workloads=loop,call,... and
-# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy and
-# recordings, not run by default: see below);
+# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy,
+# recordings and tcg-accuracy, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
@@ -395,5 +395,26 @@ if want recordings; then
 		cp /tmp/parse/$tool.data $out/parse/ && rm -f /tmp/parse/$tool.data
 	done
 	cat /proc/kallsyms > $out/parse/kallsyms
+fi
+
+# Accuracy where time and instructions differ: without -icount (that
+# boot), btree under each tool at 10 kHz, per task (sleepy-record, perf
+# record -- CMD), three times each; bench/report.py compares the shares
+# per function with each other and with callgrind's instruction shares.
+if want tcg-accuracy; then
+	mkdir -p $out/tcg-accuracy
+	rep=1
+	while [ $rep -le $repetitions ]; do
+		sleepy-record -F 10000 -o /tmp/acc.data -- btree $(workload_args btree) > /dev/null
+		sleepy-parse --format json --app btree -s /sleepy/bench/btree /tmp/acc.data \
+			> $out/tcg-accuracy/sleepy-btree-$rep.json 2> /dev/null
+		perf record -q -e cpu-clock -F 10000 -o /tmp/acc.perf -- \
+			btree $(workload_args btree) > /dev/null 2>&1
+		perf report -i /tmp/acc.perf --stdio -q -n --comm btree --sort sym \
+			> $out/tcg-accuracy/perf-btree-$rep.txt 2> /dev/null
+		say "tcg-accuracy rep $rep: $(grep -c '"function"' $out/tcg-accuracy/sleepy-btree-$rep.json) sleepy rows, $(wc -l < $out/tcg-accuracy/perf-btree-$rep.txt) perf rows"
+		rm -f /tmp/acc.data /tmp/acc.perf
+		rep=$((rep + 1))
+	done
 fi
 say "finished"
