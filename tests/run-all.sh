@@ -2,8 +2,9 @@
 # make test: builds everything, runs every test and ends with one summary
 # line "N passed, N failed, N skipped"; exits non-zero if anything failed.
 #   host:   unit tests of the userland library, fuzz corpus replay and a
-#           short fuzz run, the patch series (checkpatch, per-patch builds,
-#           sparse, CONFIG_SLEEPY=n)
+#           short fuzz run, the README's figures against bench/results,
+#           the patch series (checkpatch, per-patch builds, sparse,
+#           CONFIG_SLEEPY=n)
 #   guest:  KUnit at boot, the kselftest ABI suite (x86-64 and i386), the
 #           tools end to end; then under -icount, 15 to 50 kHz sessions;
 #           make run with a user's PIE program
@@ -268,6 +269,9 @@ tap_group "fuzz replay (ELF)" "$logs/fuzz-replay-elf.log" $?
 step "fuzz the recording reader and reports, and the ELF reading, for 60 s: no crash" \
 	"$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
 tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
+
+python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
+tap_group "README figures in bench/results" "$logs/readme-figures.log" $?
 
 stage "host: the patch series" "5 minutes"
 SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
