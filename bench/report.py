@@ -17,7 +17,8 @@ import subprocess
 import sys
 
 CONFIGS = ["none", "sleepy-tick", "sleepy-1000", "sleepy-10000",
-           "perf-1000", "perf-10000", "perf-tuned-10000"]
+           "perf-1000", "perf-10000", "perf-tuned-10000",
+           "sleepy-pid-10000", "perf-pid-10000"]
 ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 
@@ -35,7 +36,10 @@ def read_raw(path):
                     elapsed_ns=int(ns), samples=int(samples),
                     dropped=int(dropped),
                     bytes=int(fields[6]) if len(fields) > 6 else 0,
-                    cpu_samples=int(fields[7]) if len(fields) > 7 else 0))
+                    cpu_samples=int(fields[7]) if len(fields) > 7 else 0,
+                    # Per-task runs: start to end of the tool, its own CPU.
+                    total_ns=int(fields[8]) if len(fields) > 8 else 0,
+                    tool_cpu_ns=int(fields[9]) if len(fields) > 9 else 0))
             elif kind == "calibration":
                 rows["calibration"][fields[0]] = [int(x) for x in fields[1:]]
             elif kind == "drain":
@@ -92,7 +96,7 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                 samples=samples,
                 cost_per_sample_us=cost_ns / 1e3 if cost_ns is not None else None,
                 instructions_per_sample=cost_ns / ns_per_instruction
-                if cost_ns is not None else None,
+                if cost_ns is not None and ns_per_instruction else None,
                 bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for r in rs)
                 if all(r["samples"] and r["bytes"] for r in rs) else None,
                 # The workload's CPU only: extra time there over its samples.
@@ -101,6 +105,17 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                     x / r["cpu_samples"] for x, r in zip(extra, rs)) / 1e3
                 if all(r["cpu_samples"] for r in rs) else None,
                 dropped=sum(r["dropped"] for r in rs))
+            if all(r["total_ns"] for r in rs):
+                # From the tool's start to its end (setup, flush, perf's
+                # build-id pass), over the workload alone; and the CPU
+                # time of the tool's own processes per sample.
+                row["total_s"] = statistics.median(r["total_ns"] for r in rs) / 1e9
+                row["total_overhead_pct"] = statistics.median(
+                    100.0 * (r["total_ns"] - base_of[r["rep"]]) / base_of[r["rep"]] for r in rs)
+                row["tool_cpu_ms"] = statistics.median(r["tool_cpu_ns"] for r in rs) / 1e6
+                row["tool_cpu_per_sample_us"] = (statistics.median(
+                    r["tool_cpu_ns"] / r["samples"] for r in rs) / 1e3
+                    if all(r["samples"] for r in rs) else None)
             table.append(row)
     return table
 
@@ -363,7 +378,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--raw", required=True)
     ap.add_argument("--results", required=True)
-    ap.add_argument("--icount-shift", type=int, required=True)
+    ap.add_argument("--icount-shift", type=int, required=True,
+                    help="QEMU's -icount shift; -1: the guest ran under KVM, in real time")
     ap.add_argument("--binaries", required=True,
                     help="the benchmark binaries callgrind and the guest ran")
     ap.add_argument("--raw-tcg",
@@ -372,13 +388,16 @@ def main():
     raw_path = os.path.join(args.raw, "raw.tsv")
     if not os.path.exists(raw_path):
         sys.exit(f"report.py: no {raw_path}; run make bench first")
-    ns_per_instruction = 2 ** args.icount_shift
+    ns_per_instruction = 2 ** args.icount_shift if args.icount_shift >= 0 else None
     os.makedirs(args.results, exist_ok=True)
     raw = read_raw(raw_path)
     md = []
-    guest = (f"QEMU TCG -icount shift={args.icount_shift},sleep=off: 1 guest ns = "
-             f"{1 / ns_per_instruction:g} instructions, one guest second = "
-             f"{1e9 / ns_per_instruction:.0e} instructions summed over both vCPUs")
+    if ns_per_instruction:
+        guest = (f"QEMU TCG -icount shift={args.icount_shift},sleep=off: 1 guest ns = "
+                 f"{1 / ns_per_instruction:g} instructions, one guest second = "
+                 f"{1e9 / ns_per_instruction:.0e} instructions summed over both vCPUs")
+    else:
+        guest = "QEMU with KVM (-cpu host): real time on the host's CPU, not emulated"
     md.append(f"Guest time: {guest}.")
     cal = raw["calibration"]
     if "one" in cal and "two" in cal:
@@ -435,6 +454,24 @@ def main():
                       "perf's 56 (IP, TID, TIME, ID, CPU, PERIOD, as `perf report -D` shows "
                       "for `perf record -a -e cpu-clock -F N`).\n")
             md.append(overhead_pivot(one))
+            task = [r for r in one if "total_s" in r]
+            if task:
+                md.append("\nPer task (`sleepy-record -F 10000 -- CMD`, `perf record -e "
+                          "cpu-clock -F 10000 -- CMD`): the workload's time as above, the "
+                          "tool's from its start to its end (setup, the last drain or "
+                          "perf's build-id pass included), and the CPU time of the tool's "
+                          "own processes (drainer; perf), which the workload's time "
+                          "already pays for on one vCPU.\n")
+                md.append(fmt_table(
+                    ["workload", "configuration", "workload s", "overhead %", "samples",
+                     "start to end s", "overhead start to end %", "tool CPU ms",
+                     "tool CPU µs/sample"],
+                    [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
+                      f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['total_s']:.4f}",
+                      f"{r['total_overhead_pct']:+.2f}", f"{r['tool_cpu_ms']:.1f}",
+                      f"{r['tool_cpu_per_sample_us']:.2f}"
+                      if r["tool_cpu_per_sample_us"] is not None else "-"]
+                     for r in task]))
             with open(os.path.join(args.results, "overhead-one-vcpu.json"), "w") as f:
                 json.dump(dict(guest=guest, table=one), f, indent=1)
 

@@ -13,13 +13,30 @@
 # workloads, then the parse-speed comparison; bench/report.py prints the
 # tables and writes bench/results/*.json and the plot.
 #
-#   make bench [BENCH_REPS=5] [BENCH_DRAIN_SECONDS=60]
+#   make bench [BENCH_REPS=5] [BENCH_DRAIN_SECONDS=60] [BENCH_ACCEL=kvm]
 #   bash bench/run.sh --report     # tables again from the last raw results
+#
+# BENCH_ACCEL=kvm runs the same guests under KVM (-cpu host) where the
+# host has /dev/kvm: real time instead of counted instructions, so the
+# figures are a real CPU's but vary with whatever else the host runs.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 shift_=1
 reps=${BENCH_REPS:-5}
+case ${BENCH_ACCEL:-tcg} in
+tcg)
+	accel= timing="-icount shift=$shift_,sleep=off" ;;
+kvm)
+	if [ "${1-}" != --report ] && [ ! -w /dev/kvm ]; then
+		echo "bench: BENCH_ACCEL=kvm, but this host has no usable /dev/kvm" >&2
+		exit 1
+	fi
+	accel=kvm timing="-cpu host" shift_=-1 ;;
+*)
+	echo "bench: BENCH_ACCEL is tcg or kvm, not '${BENCH_ACCEL}'" >&2
+	exit 2 ;;
+esac
 drain_seconds=${BENCH_DRAIN_SECONDS:-60}
 raw=$top/out/bench
 cache=$top/build/bench
@@ -43,9 +60,9 @@ if [ "${1-}" != --report ]; then
 	) &
 	callgrind=$!
 
-	echo "bench: guest with -icount shift=$shift_, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
+	echo "bench: guest with ${accel:-TCG $timing}, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
 	start=$(date +%s)
-	QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
+	QEMU_ACCEL=$accel QEMU_EXTRA="$timing" bash qemu/boot.sh \
 		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-console.log" 3600 \
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
@@ -54,13 +71,14 @@ if [ "${1-}" != --report ]; then
 
 	# The same overhead runs on one vCPU: the workload, the drainer and
 	# perf share it, so idle parking cannot help, and both tools sample
-	# exactly the one CPU the workload runs on.
+	# exactly the one CPU the workload runs on; per task too (sleepy-record
+	# and perf record -- CMD), timed start to end with the tools' CPU time.
 	echo "bench: one-vCPU guest, $reps repetitions"
 	start=$(date +%s)
-	QEMU_SMP=1 QEMU_EXTRA="-icount shift=$shift_,sleep=off" bash qemu/boot.sh \
+	QEMU_SMP=1 QEMU_ACCEL=$accel QEMU_EXTRA="$timing" bash qemu/boot.sh \
 		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-one-vcpu-console.log" 1800 \
-		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec" |
+		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-1000,sleepy-10000,perf-1000,perf-10000,perf-tuned-10000,sleepy-pid-10000,perf-pid-10000" |
 		grep --line-buffered -a '^bench:'
 	echo "bench: one-vCPU guest finished in $(( $(date +%s) - start )) s (wall)"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
@@ -70,7 +88,7 @@ if [ "${1-}" != --report ]; then
 	# (no -icount): only what is recorded matters, not the guest's time.
 	echo "bench: recording guest (sleepy, then perf, for parse-speed)"
 	start=$(date +%s)
-	bash qemu/boot.sh \
+	QEMU_ACCEL=$accel QEMU_EXTRA="${accel:+-cpu host}" bash qemu/boot.sh \
 		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 		"$top/out/bench-parse-console.log" 1800 \
 		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse" |

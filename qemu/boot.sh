@@ -6,12 +6,14 @@
 # int3 Oops during static-key flips on a busy host).  MODE shell is interactive; other modes write the console to LOG
 # (and to stdout) and end when the guest powers off or TIMEOUT passes.
 # QEMU_EXTRA adds QEMU options (the benchmark's -icount); QEMU_MEM sets the
-# guest's memory in MiB (default 1536), QEMU_SMP its vCPUs (default 2).
+# guest's memory in MiB (default 1536), QEMU_SMP its vCPUs (default 2),
+# QEMU_ACCEL the accelerator (default tcg,thread=single; kvm for make bench
+# with BENCH_ACCEL=kvm).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 mode=$3 log=$4 timeout=${5:-900} extra=${6:-}
 mkdir -p "$top/out"
-args=(-machine pc -accel tcg,thread=single -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1536}" -kernel "$kernel" -initrd "$initrd"
+args=(-machine pc -accel "${QEMU_ACCEL:-tcg,thread=single}" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1536}" -kernel "$kernel" -initrd "$initrd"
       -append "console=ttyS0 panic=-1 oops=panic sleepy.mode=$mode $extra"
       -nographic -no-reboot
       -virtfs "local,path=$top/out,mount_tag=out,security_model=none,id=out"

@@ -5,7 +5,7 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,... and
+# sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-10000,... and
 # sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy,
 # recordings and tcg-accuracy, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
@@ -23,6 +23,7 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.out=*) out=/mnt/out/${arg#*=} ;;
 	sleepy.parse_seconds=*) parse_seconds=${arg#*=} ;;
+	sleepy.configs=*) configs_asked=$(echo ${arg#*=} | tr , ' ') ;;
 	esac
 done
 mkdir -p $out /tmp/acc
@@ -38,7 +39,11 @@ mkfifo /tmp/perf.ctl /tmp/perf.ack
 say() { echo "bench: $*"; }
 want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 workload_cpu=$(( $(grep -c ^processor /proc/cpuinfo) - 1 ))
-elapsed_of() { sed -n 's/^elapsed_ns //p' "$1"; }
+# elapsed_of FILE [first|last], cpu_of FILE [first|last]: an elapsed's
+# time, or its CPU time (its command's and their children's); with two
+# (per-task runs: the tool's around the workload's), the workload's first.
+elapsed_of() { sed -n 's/^elapsed_ns //p' "$1" | if [ "${2:-first}" = first ]; then head -n1; else tail -n1; fi; }
+cpu_of() { sed -n 's/^cpu_ns //p' "$1" | if [ "${2:-first}" = first ]; then head -n1; else tail -n1; fi; }
 json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" /tmp/sb.json | head -n1; }
 
 # keep FILE: the overhead runs' first recordings, for the accuracy part.
@@ -55,9 +60,13 @@ keep() {
 # sleepy-gk-HZ (with -g -k), perf-HZ, perf-g-HZ (with -g), perf-tuned-HZ
 # (what a perf expert would try against sleepy: only the workload's CPU,
 # a buffer of sleepy's default size, no build-id pass or cache, no BPF
-# side-band events).
+# side-band events), sleepy-pid-HZ and perf-pid-HZ (per task: sleepy-record
+# and perf record -- CMD, each timed from its start to its end around the
+# workload, with the CPU time of the tool's own processes: total_ns and
+# tool_cpu_ns, 0 for the others).
 run_one() {
 	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0 on_cpu=0
+	total=0 tool_cpu=0
 	# The workload on the last CPU; the drainer or perf may use the other.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
 	rate=${config#*-} stacks= scope=-a
@@ -65,10 +74,27 @@ run_one() {
 	gk-*) rate=${rate#gk-} stacks="-g -k" ;;
 	g-*) rate=${rate#g-} stacks=-g ;;
 	tuned-*) rate=${rate#tuned-} scope="-C $workload_cpu -m 256 -N -B --no-bpf-event" ;;
+	pid-*) rate=${rate#pid-} scope=task ;;
 	esac
 	case $config in
 	none)
 		elapsed $cmd > /dev/null 2> /tmp/t ;;
+	sleepy-pid-*)
+		elapsed sleepy-record -F $rate -o /tmp/r.data -- elapsed $cmd > /tmp/rec.out 2> /tmp/t
+		samples=$(sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p' /tmp/rec.out)
+		dropped=$(sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p' /tmp/rec.out)
+		bytes=$(wc -c < /tmp/r.data)
+		on_cpu=$samples
+		keep /tmp/r.data ;;
+	perf-pid-*)
+		elapsed perf record -e cpu-clock -F $rate -o /tmp/p.data -- elapsed $cmd > /dev/null 2> /tmp/t
+		samples=$(sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/t)
+		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
+			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
+			     END { print n + 0 }')
+		bytes=$(wc -c < /tmp/p.data)
+		on_cpu=$samples
+		keep /tmp/p.data ;;
 	sleepy-*)
 		frequency="-F $rate"
 		[ "$config" = sleepy-tick ] && frequency=
@@ -109,9 +135,13 @@ run_one() {
 	esac
 	ns=$(elapsed_of /tmp/t)
 	[ -n "$ns" ] || { say "no time for $config $w"; ns=0; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$w" "$config" "$rep" "$ns" \
-		"${samples:-0}" "${dropped:-0}" "${bytes:-0}" "${on_cpu:-0}" >> $raw
-	say "$w $config rep $rep: $ns ns, ${samples:-0} samples (${on_cpu:-0} on CPU $workload_cpu), ${dropped:-0} dropped, ${bytes:-0} bytes"
+	if [ "$scope" = task ]; then
+		total=$(elapsed_of /tmp/t last)
+		tool_cpu=$(( $(cpu_of /tmp/t last) - $(cpu_of /tmp/t) ))
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$w" "$config" "$rep" "$ns" \
+		"${samples:-0}" "${dropped:-0}" "${bytes:-0}" "${on_cpu:-0}" "${total:-0}" "${tool_cpu:-0}" >> $raw
+	say "$w $config rep $rep: $ns ns, ${samples:-0} samples (${on_cpu:-0} on CPU $workload_cpu), ${dropped:-0} dropped, ${bytes:-0} bytes, total ${total:-0} ns, tool CPU ${tool_cpu:-0} ns"
 }
 
 say "$(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs, $reps repetitions"
@@ -142,6 +172,7 @@ repeat() {
 }
 
 configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tuned-10000"
+[ -n "${configs_asked-}" ] && configs=$configs_asked
 want overhead && repeat overhead "$workloads" "$configs"
 
 # Both vCPUs busy, the baseline included: a loop pinned to vCPU 0 (where
