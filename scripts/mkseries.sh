@@ -211,11 +211,14 @@ CPU shared by the workload and the profiler's reader, where idle parking
 cannot help and both tools sample the same CPU (make bench, QEMU TCG
 -icount shift=1, median of 3 runs, guest time), sleepy at 10 kHz adds
 3.0 us per sample to a CPU-bound loop and 2.9 us to a syscall loop,
-perf record -a -e cpu-clock -F 10000 4.6 and 4.5 us (4.6 and 4.5 with
+perf record -a -e cpu-clock -F 10000 4.6 and 4.5 us (4.7 and 4.5 with
 -C, -m equal to sleepy's buffer, -N, -B and --no-bpf-event); on a
-fork+exec loop 3.7 against 7.8 us (7.0 tuned; perf's side-band records).
-Instruction counts, not cycles: under -icount every instruction takes
-the same time.
+fork+exec loop 3.5 against 7.2 us (7.1 tuned; perf's side-band records).
+Per task (sleepy-record, perf record -- CMD) the sampling costs the same
+(4.5 against 11.5 us on fork+exec), and from the tool's start to its end
+sleepy-record adds 19 ms to a 2 s workload, perf record 1.5 s (its
+start-up and build-id pass).  Instruction counts, not cycles: under
+-icount every instruction takes the same time.
 
 Design choices a reviewer will ask about:
 - Hooks: one static-branch call each in the tick, the scheduler's switch
