@@ -214,8 +214,9 @@ cannot help and both tools sample the same CPU (make bench, QEMU TCG
 perf record -a -e cpu-clock -F 10000 4.6 and 4.5 us (4.7 and 4.5 with
 -C, -m equal to sleepy's buffer, -N, -B and --no-bpf-event); on a
 fork+exec loop 3.5 against 7.2 us (7.1 tuned; perf's side-band records).
-Per task (sleepy-record, perf record -- CMD) the sampling costs the same
-(4.5 against 11.5 us on fork+exec), and from the tool's start to its end
+Per task (sleepy-record, perf record -- CMD): 3.0 and 2.9 us against
+4.4 and 4.3 on the loops, 4.5 against 11.5 us on fork+exec, and from
+the tool's start to its end
 sleepy-record adds 19 ms to a 2 s workload, perf record 1.5 s (its
 start-up and build-id pass).  Instruction counts, not cycles: under
 -icount every instruction takes the same time.
