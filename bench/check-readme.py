@@ -9,9 +9,14 @@ written there or rounded to as many decimals as the README shows (also in
 millions, thousands, KiB/MiB or percent of the value).  Tables most of
 whose rows are not one result gather several in a row (one column per
 configuration): there each cell's numbers must be in one result.  A row
-that fails says which of its figures no result holds at all.  Prints TAP, one line per
-table.  A small integer can match by chance; the large and precise
-figures cannot.
+that fails says which of its figures no result holds at all.  A small
+integer can match by chance; the large and precise figures cannot.
+
+The prose of the section is checked too, figure by figure: every number
+with a unit results are given in (µs, %, x, pp, s, ms, MiB, B) must be in
+a result, except in a paragraph that says its figures are not make
+bench's.  Any result will do there, so a small figure passes more easily
+than in a table.  Prints TAP: one line per table, one for the prose.
 
     bench/check-readme.py [README.md [bench/results]]
 """
@@ -96,15 +101,45 @@ def in_one(tokens, records):
     return not tokens or any(all(matches(t, r) for t in tokens) for r in records)
 
 
-def performance_tables(readme):
-    """(heading, [rows]) of every table in the Performance section."""
+# A figure of the prose: a number and a unit results are given in.
+PROSE_FIGURE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:guest )?(?:µs|us|%|x\b| pp\b| s\b| ms\b| MiB\b| B\b)")
+NOT_MEASURED_HERE = "not make bench's"
+
+
+def performance_section(readme):
     with open(readme) as f:
         text = f.read()
     start = text.find("\n## Performance")
     if start < 0:
         sys.exit("check-readme: no Performance section in " + readme)
     end = text.find("\n## ", start + 1)
-    section = text[start:end if end > 0 else len(text)]
+    return text[start:end if end > 0 else len(text)]
+
+
+def prose_paragraphs(section):
+    """The paragraphs (and list items) outside tables and code blocks."""
+    paragraphs, current, code = [], [], False
+    for line in section.splitlines():
+        if line.startswith("```"):
+            code = not code
+            continue
+        starts_item = line.lstrip().startswith(("* ", "- "))
+        if code or line.startswith("|") or not line.strip() or starts_item:
+            if current:
+                paragraphs.append(" ".join(current))
+            current = []
+            if starts_item and not code:
+                current = [line.strip()]
+            continue
+        current.append(line.strip())
+    if current:
+        paragraphs.append(" ".join(current))
+    return paragraphs
+
+
+def performance_tables(readme):
+    """(heading, [rows]) of every table in the Performance section."""
+    section = performance_section(readme)
     tables, current, last_text = [], None, ""
     for line in section.splitlines():
         if line.startswith("|"):
@@ -124,7 +159,7 @@ def main():
     results = sys.argv[2] if len(sys.argv) > 2 else "bench/results"
     records = results_records(results)
     tables = performance_tables(readme)
-    print(f"1..{len(tables)}")
+    print(f"1..{len(tables) + 1}")
     failed = 0
     for i, (context, rows) in enumerate(tables, 1):
         # The header row names the columns; the second is the separator.
@@ -152,6 +187,22 @@ def main():
                 print(f"#   {row}")
         else:
             print(f"ok {i} - {label} of {results}")
+    checked, nowhere = 0, []
+    for paragraph in prose_paragraphs(performance_section(readme)):
+        if NOT_MEASURED_HERE in paragraph:
+            continue
+        for m in PROSE_FIGURE.finditer(paragraph):
+            checked += 1
+            if not any(matches(m.group(1), r) for r in records):
+                nowhere.append(f"{m.group(0)} (in: ...{paragraph[max(0, m.start() - 50):m.end() + 20]}...)")
+    label = f"README prose: {checked} figures with units"
+    if nowhere:
+        failed += 1
+        print(f"not ok {len(tables) + 1} - {label}, {len(nowhere)} in no result of {results}:")
+        for figure in nowhere:
+            print(f"#   {figure}")
+    else:
+        print(f"ok {len(tables) + 1} - {label}, each in a result of {results}")
     return 1 if failed or not tables else 0
 
 
