@@ -154,6 +154,17 @@ def performance_tables(readme):
     return tables
 
 
+def tap(number, label, problems):
+    """One TAP line, and the problems under a failing one; True if ok."""
+    if not problems:
+        print(f"ok {number} - {label}")
+        return True
+    print(f"not ok {number} - {label}")
+    for problem in problems:
+        print(f"#   {problem}")
+    return False
+
+
 def main():
     readme = sys.argv[1] if len(sys.argv) > 1 else "README.md"
     results = sys.argv[2] if len(sys.argv) > 2 else "bench/results"
@@ -179,14 +190,9 @@ def main():
             bad.append(row.strip() + (" (in no result: " + ", ".join(nowhere) + ")"
                                       if nowhere else " (no single result)"))
         label = (f"README table after \"{context[:60]}\": {len(body)} rows, "
-                 + ("each in one result" if by_row else "each cell in one result"))
-        if bad:
-            failed += 1
-            print(f"not ok {i} - {label}: not so in {results} for")
-            for row in bad:
-                print(f"#   {row}")
-        else:
-            print(f"ok {i} - {label} of {results}")
+                 + ("each in one result" if by_row else "each cell in one result")
+                 + f" of {results}")
+        failed += not tap(i, label, bad)
     checked, nowhere = 0, []
     for paragraph in prose_paragraphs(performance_section(readme)):
         if NOT_MEASURED_HERE in paragraph:
@@ -195,14 +201,8 @@ def main():
             checked += 1
             if not any(matches(m.group(1), r) for r in records):
                 nowhere.append(f"{m.group(0)} (in: ...{paragraph[max(0, m.start() - 50):m.end() + 20]}...)")
-    label = f"README prose: {checked} figures with units"
-    if nowhere:
-        failed += 1
-        print(f"not ok {len(tables) + 1} - {label}, {len(nowhere)} in no result of {results}:")
-        for figure in nowhere:
-            print(f"#   {figure}")
-    else:
-        print(f"ok {len(tables) + 1} - {label}, each in a result of {results}")
+    failed += not tap(len(tables) + 1, f"README prose: {checked} figures with units, "
+                      f"each in a result of {results}", nowhere)
     return 1 if failed or not tables else 0
 
 

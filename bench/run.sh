@@ -60,40 +60,37 @@ if [ "${1-}" != --report ]; then
 	) &
 	callgrind=$!
 
+	# bench_boot WHAT LOG TIMEOUT CMDLINE: one bench guest (QEMU_* from
+	# the environment), its bench: lines shown, its wall time said.
+	bench_boot() {
+		local start=$(date +%s)
+
+		QEMU_ACCEL=$accel bash qemu/boot.sh \
+			build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
+			"$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
+			grep --line-buffered -a '^bench:'
+		echo "bench: $1 finished in $(( $(date +%s) - start )) s (wall)"
+	}
+
 	echo "bench: guest with ${accel:-TCG $timing}, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
-	start=$(date +%s)
-	QEMU_ACCEL=$accel QEMU_EXTRA="$timing" bash qemu/boot.sh \
-		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
-		"$top/out/bench-console.log" 3600 \
-		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.drain_seconds=$drain_seconds" |
-		grep --line-buffered -a '^bench:'
-	echo "bench: guest finished in $(( $(date +%s) - start )) s (wall)"
+	QEMU_EXTRA="$timing" bench_boot guest bench-console.log 3600 \
+		"sleepy.drain_seconds=$drain_seconds"
 
 	# The same overhead runs on one vCPU: the workload, the drainer and
 	# perf share it, so idle parking cannot help, and both tools sample
 	# exactly the one CPU the workload runs on; per task too (sleepy-record
 	# and perf record -- CMD), timed start to end with the tools' CPU time.
 	echo "bench: one-vCPU guest, $reps repetitions"
-	start=$(date +%s)
-	QEMU_SMP=1 QEMU_ACCEL=$accel QEMU_EXTRA="$timing" bash qemu/boot.sh \
-		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
-		"$top/out/bench-one-vcpu-console.log" 1800 \
-		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-1000,sleepy-10000,perf-1000,perf-10000,perf-tuned-10000,sleepy-pid-10000,perf-pid-10000" |
-		grep --line-buffered -a '^bench:'
-	echo "bench: one-vCPU guest finished in $(( $(date +%s) - start )) s (wall)"
+	QEMU_SMP=1 QEMU_EXTRA="$timing" bench_boot "one-vCPU guest" bench-one-vcpu-console.log 1800 \
+		"sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-1000,sleepy-10000,perf-1000,perf-10000,perf-tuned-10000,sleepy-pid-10000,perf-pid-10000"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
 
 	# Recordings of one workload by each tool, for parse-speed, and the
 	# accuracy runs that need time to differ from instructions; plain TCG
 	# (no -icount): only what is recorded matters, not the guest's time.
 	echo "bench: recording guest (sleepy, then perf, for parse-speed)"
-	start=$(date +%s)
-	QEMU_ACCEL=$accel QEMU_EXTRA="${accel:+-cpu host}" bash qemu/boot.sh \
-		build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
-		"$top/out/bench-parse-console.log" 1800 \
-		"kunit.enable=0 quiet sleepy.reps=$reps sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse" |
-		grep --line-buffered -a '^bench:'
-	echo "bench: recording guest finished in $(( $(date +%s) - start )) s (wall)"
+	QEMU_EXTRA="${accel:+-cpu host}" bench_boot "recording guest" bench-parse-console.log 1800 \
+		"sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse"
 
 	GUEST_RECORDINGS=$top/out/bench-parse/parse bash bench/parse-speed.sh
 fi

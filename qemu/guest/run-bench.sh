@@ -44,6 +44,20 @@ workload_cpu=$(( $(grep -c ^processor /proc/cpuinfo) - 1 ))
 # (per-task runs: the tool's around the workload's), the workload's first.
 elapsed_of() { sed -n 's/^elapsed_ns //p' "$1" | if [ "${2:-first}" = first ]; then head -n1; else tail -n1; fi; }
 cpu_of() { sed -n 's/^cpu_ns //p' "$1" | if [ "${2:-first}" = first ]; then head -n1; else tail -n1; fi; }
+# sleepy_counts SUMMARY: samples and dropped from sleepy-stop's or
+# sleepy-record's summary line, into $samples and $dropped.
+sleepy_counts() {
+	samples=$(echo "$1" | sed -n 's/^sleepy: \([0-9]*\) samples, .*/\1/p')
+	dropped=$(echo "$1" | sed -n 's/^sleepy: [0-9]* samples, \([0-9]*\) dropped.*/\1/p')
+}
+# perf_samples FILE: the count in perf record's closing message in FILE.
+perf_samples() { sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' "$1"; }
+# perf_lost DATA: samples perf lost, LOST_SAMPLES in the event's own stats.
+perf_lost() {
+	perf report --stats -i "$1" 2>/dev/null |
+		awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
+		     END { print n + 0 }'
+}
 json_field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" /tmp/sb.json | head -n1; }
 
 # keep FILE: the overhead runs' first recordings, for the accuracy part.
@@ -81,17 +95,14 @@ run_one() {
 		elapsed $cmd > /dev/null 2> /tmp/t ;;
 	sleepy-pid-*)
 		elapsed sleepy-record -F $rate -o /tmp/r.data -- elapsed $cmd > /tmp/rec.out 2> /tmp/t
-		samples=$(sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p' /tmp/rec.out)
-		dropped=$(sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p' /tmp/rec.out)
+		sleepy_counts "$(cat /tmp/rec.out)"
 		bytes=$(wc -c < /tmp/r.data)
 		on_cpu=$samples
 		keep /tmp/r.data ;;
 	perf-pid-*)
 		elapsed perf record -e cpu-clock -F $rate -o /tmp/p.data -- elapsed $cmd > /dev/null 2> /tmp/t
-		samples=$(sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/t)
-		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
-			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
-			     END { print n + 0 }')
+		samples=$(perf_samples /tmp/t)
+		dropped=$(perf_lost /tmp/p.data)
 		bytes=$(wc -c < /tmp/p.data)
 		on_cpu=$samples
 		keep /tmp/p.data ;;
@@ -101,9 +112,7 @@ run_one() {
 		sleepy-start $frequency $stacks -o /tmp/r.data > /dev/null || say "sleepy-start failed"
 		sleep 1
 		elapsed $cmd > /dev/null 2> /tmp/t
-		summary=$(sleepy-stop)
-		samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
-		dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+		sleepy_counts "$(sleepy-stop)"
 		bytes=$(wc -c < /tmp/r.data)
 		on_cpu=$(sleepy-parse --sort cpu --format csv /tmp/r.data 2> /dev/null |
 			 awk -F, -v cpu=$workload_cpu '$1 == "sorted" && $4 == cpu { print $2 }')
@@ -118,14 +127,11 @@ run_one() {
 		elapsed $cmd > /dev/null 2> /tmp/t
 		kill -INT $perf
 		wait $perf
-		samples=$(sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' /tmp/perf.err)
+		samples=$(perf_samples /tmp/perf.err)
 		# Without its build-id pass (-B) perf does not count them.
 		[ -n "$samples" ] || samples=$(perf report --stats -i /tmp/p.data 2> /dev/null |
 			awk '/^Aggregated stats:$/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
-		# Samples perf lost: LOST_SAMPLES in the event's own stats.
-		dropped=$(perf report --stats -i /tmp/p.data 2>/dev/null |
-			awk '/ stats:$/ { own = 1 } own && /LOST_SAMPLES events:/ { n += $3 }
-			     END { print n + 0 }')
+		dropped=$(perf_lost /tmp/p.data)
 		bytes=$(wc -c < /tmp/p.data)
 		# Without --no-children a -g recording gets a Children column.
 		on_cpu=$(perf report -i /tmp/p.data --stdio -q -n --no-children -g none \
@@ -346,8 +352,7 @@ drain_run() {	# drain_run HZ: sets dropped
 	sleep $drain_seconds
 	summary=$(sleepy-stop)
 	unbusy
-	samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
-	dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+	sleepy_counts "$summary"
 	missed=$(echo "$summary" | sed -n 's/.* \([0-9]*\) periods missed.*/\1/p')
 	printf 'drain\t%s\t%s\t%s\t%s\t%s\n' "$1" "$drain_seconds" "$samples" "$dropped" "${missed:-0}" >> $raw
 	say "drain $1 Hz $drain_seconds s: $samples samples, $dropped dropped, ${missed:-0} periods missed"
@@ -381,8 +386,7 @@ for size in ${stalled_sizes-64K 256K 1M 4M}; do
 	kill -CONT $drainer
 	summary=$(sleepy-stop)
 	unbusy
-	samples=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\1/p')
-	dropped=$(echo "$summary" | sed -n 's/^sleepy: \([0-9]*\) samples, \([0-9]*\) dropped.*/\2/p')
+	sleepy_counts "$summary"
 	memory=$(echo "$summary" | sed -n 's/.*kernel memory: \([0-9]*\) buffer bytes per CPU, \([0-9]*\) table bytes.*/\1\t\2/p')
 	printf 'stalled\t%s\t5\t10000\t%s\t%s\n' "$size" "$samples" "$dropped" >> $raw
 	printf 'memory\t%s\n' "$memory" >> $raw

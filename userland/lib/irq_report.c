@@ -39,6 +39,12 @@ static bool same_group(const struct sleepy_irq_total *a,
 	return a->end_ns == b->end_ns && a->cpu == b->cpu;
 }
 
+/* Seconds from the session start to the end of @t's interval. */
+static double interval_end_s(const struct sleepy_irq_total *t, uint64_t start_ns)
+{
+	return t->end_ns > start_ns ? (t->end_ns - start_ns) / 1e9 : 0.0;
+}
+
 /* "LOC", or "LOC, cpu 1, to 2.000 s" when CPUs or intervals are apart. */
 static const char *group_name(const struct sleepy_irqs *irqs,
 			      const struct sleepy_irq_total *t,
@@ -52,8 +58,7 @@ static const char *group_name(const struct sleepy_irqs *irqs,
 	if (irqs->by_cpu && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, ", cpu %" PRIu32, t->cpu);
 	if (irqs->by_interval && n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - n, ", to %.3f s",
-			 t->end_ns > start_ns ? (t->end_ns - start_ns) / 1e9 : 0.0);
+		snprintf(buf + n, size - n, ", to %.3f s", interval_end_s(t, start_ns));
 	return buf;
 }
 
@@ -158,7 +163,7 @@ static void report_kind(struct sleepy_output *out,
 	static struct sleepy_column columns[MAX_COLUMNS];
 	bool text = out->format == SLEEPY_FORMAT_TEXT;
 	char cells[MAX_COLUMNS][CELL], name[96], *buckets = NULL;
-	unsigned int ncolumns = 0, c, first_value;
+	unsigned int ncolumns = 0, c;
 	struct sleepy_irq_total *rows;
 	const char *p[MAX_COLUMNS];
 	size_t n, i, shown = 0;
@@ -168,7 +173,6 @@ static void report_kind(struct sleepy_output *out,
 		columns[ncolumns++] = cpu_column;
 	if (irqs->by_interval)
 		columns[ncolumns++] = end_column;
-	first_value = ncolumns;
 	/* The histogram goes under the table in text, into the row in JSON/CSV. */
 	for (c = 0; c < (text ? 4 : 5); c++)
 		columns[ncolumns++] = value_columns[c];
@@ -188,9 +192,7 @@ static void report_kind(struct sleepy_output *out,
 		if (irqs->by_cpu)
 			snprintf(cells[c++], CELL, "%" PRIu32, t->cpu);
 		if (irqs->by_interval)
-			snprintf(cells[c++], CELL, "%.3f",
-				 t->end_ns > start_ns ? (t->end_ns - start_ns) / 1e9 : 0.0);
-		c = first_value;
+			snprintf(cells[c++], CELL, "%.3f", interval_end_s(t, start_ns));
 		snprintf(cells[c++], CELL, "%" PRIu32, t->number);
 		snprintf(cells[c++], CELL, "%" PRIu64, t->count);
 		if (text)

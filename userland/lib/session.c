@@ -407,7 +407,7 @@ static int open_buffers(struct drainer *d)
  */
 static int flush_irq_histograms(struct drainer *d)
 {
-	uint64_t now = monotonic_ns();
+	uint64_t now = monotonic_ns(), wait_ms;
 
 	if (!d->irq_interval_ns)
 		return DRAIN_POLL_MS;
@@ -418,8 +418,8 @@ static int flush_irq_histograms(struct drainer *d)
 		while (d->next_flush_ns <= now)
 			d->next_flush_ns += d->irq_interval_ns;
 	}
-	now = (d->next_flush_ns - now) / 1000000 + 1;
-	return now < DRAIN_POLL_MS ? (int)now : DRAIN_POLL_MS;
+	wait_ms = (d->next_flush_ns - now) / 1000000 + 1;
+	return wait_ms < DRAIN_POLL_MS ? (int)wait_ms : DRAIN_POLL_MS;
 }
 
 static int drainer_run(struct drainer *d, int ready_fd)

@@ -589,13 +589,10 @@ static void sleepy_irq_write_cpu(const struct sleepy_irq_flush *flush)
 	}
 }
 
-/* IPI: this CPU's tables, with interrupts off, into its own buffer. */
+/* IPI on flush->cpu: its tables, with interrupts off, into its own buffer. */
 static void sleepy_irq_flush_local(void *info)
 {
-	struct sleepy_irq_flush flush = *(struct sleepy_irq_flush *)info;
-
-	flush.cpu = smp_processor_id();
-	sleepy_irq_write_cpu(&flush);
+	sleepy_irq_write_cpu(info);
 }
 
 /**
