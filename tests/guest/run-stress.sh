@@ -15,7 +15,7 @@ group storm /sleepy/guest/test-storm.sh "${SLEEPY_STRESS_ROUNDS:-20}"
 group sched-storm /sleepy/guest/test-sched.sh storm "${SLEEPY_SCHED_STORM_ROUNDS:-6}"
 group kselftest sleepy_test
 group idle /sleepy/guest/test-idle.sh
-group drain /sleepy/guest/test-drain.sh 1000
+group drain /sleepy/guest/test-drain.sh 1000 30
 group abi-attack /sleepy/guest/test-abi-attack.sh "${SLEEPY_ABI_CALLS:-100000}" 1200
 group trinity /sleepy/guest/test-trinity.sh "${SLEEPY_TRINITY_SECONDS:-150}"
 end_results
