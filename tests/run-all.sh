@@ -139,6 +139,11 @@ scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 	if [ -z "$hits" ]; then result ok "$2: no kernel report or user-space crash in the console"
 	else result fail "$2: reports in the console: $hits"; fi
 }
+# A second 9p device (the repository's qemu/, read-only; test-irq mounts
+# it) in slot 8, whose INTx the pc machine routes to IRQ 11 as the
+# share's: a shared line, for the histograms per action.
+shared_irq_device="-fsdev local,id=aux,path=$top/qemu,security_model=none,readonly=on
+	-device virtio-9p-pci,fsdev=aux,mount_tag=aux,addr=08"
 # guest_boot LABEL MODE KERNEL TIMEOUT EXTRA_CMDLINE: boots a guest (QEMU_EXTRA
 # and QEMU_MEM reach boot.sh) whose results land in out/test/results/LABEL,
 # one TAP file and one exit status per group; TIMEOUT is cut to what the
@@ -247,7 +252,8 @@ debug_pipeline() {
 	# reads took up to 0.85 ms and it switched the guest to the emulated
 	# HPET (an MMIO exit per clock read), after which that run hung
 	# silently in the sched storm; QEMU's TSC follows the host's clock.
-	QEMU_MEM=2048 guest_boot debug stress build/kernel-debug/arch/x86/boot/bzImage 1800 \
+	QEMU_MEM=2048 QEMU_EXTRA="$shared_irq_device" \
+		guest_boot debug stress build/kernel-debug/arch/x86/boot/bzImage 1800 \
 		"tsc=reliable"
 	echo $? > "$logs/debug.status"
 }
@@ -280,7 +286,8 @@ tap_group series "$logs/series.log" $?
 stage "guests: normal, then -icount; the debug one (started before) ends" "4 minutes"
 # Timeouts: about twice the measured run (normal 103 s, icount 42 s,
 # debug about 1000 s beside the series check, on the 2-core machine).
-guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 240 ""
+QEMU_EXTRA="$shared_irq_device" \
+	guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 240 ""
 guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
 	tools accuracy idle drain sched irq stacks abi-attack
 # 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
@@ -299,7 +306,7 @@ guest_status[debug]=$(guest_exit_status debug)
 if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 	result ok "build the debug kernel ($(grep 'built in' "$logs/kernel-debug.log"))"
 	guest_finish debug kunit-sleepy_apps kunit-sleepy_buffer storm sched-storm kselftest idle \
-		drain abi-attack trinity
+		drain irq-probes abi-attack trinity
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"
 fi

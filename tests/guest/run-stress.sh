@@ -3,7 +3,7 @@
 # while processes fork, exec and exit as fast as they can (and, recording
 # the scheduler, under a context-switch storm with CPU 1 going offline
 # and back), the kselftest
-# suite, hostile input for the system calls and trinity with a session
+# suite, the interrupt histograms through tracepoint probes, hostile input for the system calls and trinity with a session
 # running.  The host fails the run on any WARNING/BUG/lockdep/KASAN/RCU
 # report in the console.
 cd /tmp
@@ -16,6 +16,7 @@ group sched-storm /sleepy/guest/test-sched.sh storm "${SLEEPY_SCHED_STORM_ROUNDS
 group kselftest sleepy_test
 group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh 1000 30
+group irq-probes /sleepy/guest/test-irq.sh probes
 group abi-attack /sleepy/guest/test-abi-attack.sh "${SLEEPY_ABI_CALLS:-100000}" 1200
 group trinity /sleepy/guest/test-trinity.sh "${SLEEPY_TRINITY_SECONDS:-150}"
 end_results

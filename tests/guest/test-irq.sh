@@ -7,10 +7,22 @@
 # between the two deltas.  The drainer has the histograms written every
 # second too (--irq-interval 1): the sums over the intervals must still
 # lie there, each CPU's in its own column of /proc/interrupts.
+# The guest has a second 9p device (tag aux, the repository's qemu/) on
+# the share's IRQ 11: a shared line, whose actions have histograms of
+# their own.  test-irq.sh probes: the same through sleepy.irq_probes (a
+# kernel with tracepoints).
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
-plan 12
+plan 14
+
+if [ "${1:-}" = probes ]; then
+	echo 1 > /sys/module/sleepy/parameters/irq_probes ||
+		echo "# test-irq: no sleepy.irq_probes in this kernel"
+fi
+mkdir -p /mnt/aux
+grep -q ' /mnt/aux ' /proc/mounts || mount -t 9p -o trans=virtio,ro aux /mnt/aux ||
+	echo "# test-irq: no second 9p device (tag aux): no shared line"
 
 # count FILE LABEL: the sum over the CPUs of the row LABEL ("LOC:", "11:",
 # "TIMER:") of /proc/interrupts or /proc/softirqs.
@@ -40,6 +52,7 @@ sleepy-start --irq --irq-interval 1 -o /tmp/irq.data > /dev/null
 cat /proc/interrupts > /tmp/int.1; cat /proc/softirqs > /tmp/soft.1
 dd if=/dev/zero of=/mnt/out/irq-test.tmp bs=64k count=64 2> /dev/null
 rm -f /mnt/out/irq-test.tmp
+for i in 1 2 3 4; do cat /mnt/aux/*.sh > /dev/null 2>&1; done
 sleep 2
 cat /proc/interrupts > /tmp/int.2; cat /proc/softirqs > /tmp/soft.2
 sleepy-stop > /dev/null
@@ -63,6 +76,27 @@ echo "# $r"
 irq=$(field "$r" number)
 bracket "virtio ($(field "$r" name), IRQ ${irq:-?})" "$(field "$r" count)" \
 	"$(delta int "$irq:" 1 2)" "$(delta int "$irq:" 0 3)"
+
+# The shared line: one row per action (0 and 1, named as in the line's
+# list), each run once per interrupt of the line, their time inside it.
+line=$(sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/irq.json | grep -F "\"number\": ${irq:-none}," | head -n1)
+sed -n '/^  "hardirq_actions": \[/,/^  \]/p' /tmp/irq.json |
+	grep -F "\"number\": ${irq:-none}," > /tmp/actions
+sed 's/^/# /' /tmp/actions
+action_name() {	# action_name INDEX: the name of that action's row
+	grep -F "\"action\": $1," /tmp/actions | sed -n 's/.*"name": "\([^"]*\)".*/\1/p'
+}
+names="$(action_name 0), $(action_name 1)"
+line_name=$(echo "$line" | sed -n 's/.*"name": "\([^"]*\)".*/\1/p')
+check "shared IRQ ${irq:-?} ($line_name): a histogram per action, named in the line's order ($names)" \
+	eval "[ '$(wc -l < /tmp/actions)' = 2 ] && [ '$names' = '$line_name' ] && [ -n '$(action_name 1)' ]"
+counts=$(sed -n 's/.*"count": \([0-9]*\).*/\1/p' /tmp/actions | tr '\n' ' ')
+action_ns=$(sed -n 's/.*"total_ns": \([0-9]*\).*/\1/p' /tmp/actions | awk '{ n += $1 } END { print n + 0 }')
+check "shared IRQ: each action ran for each of its $(field "$line" count) interrupts, within 2 ($counts), in $action_ns of its $(field "$line" total_ns) ns" \
+	awk -v c="$counts" -v n="$(field "$line" count)" -v a="$action_ns" -v t="$(field "$line" total_ns)" \
+	'BEGIN { k = split(c, v, " "); ok = k == 2 && n > 0 && a > 0 && a <= t
+		 for (i = 1; i <= k; i++) ok = ok && v[i] >= n - 2 && v[i] <= n + 2
+		 exit !ok }'
 
 r=$(row /tmp/irq.json softirqs TIMER)
 echo "# $r"
@@ -114,3 +148,6 @@ sleepy-start --irq-interval 1 -o /tmp/bad.data > /tmp/bad.out 2>&1
 status=$?
 check "--irq-interval without --irq: exit $status, $(wc -l < /tmp/bad.out) line: $(cat /tmp/bad.out)" \
 	eval "[ $status = 2 ] && [ \$(wc -l < /tmp/bad.out) = 1 ] && grep -q 'needs --irq' /tmp/bad.out && [ ! -e /tmp/bad.data ]"
+[ "${1:-}" = probes ] && echo 0 > /sys/module/sleepy/parameters/irq_probes
+umount /mnt/aux 2> /dev/null
+true

@@ -353,9 +353,23 @@ static void put_irq_hist(struct builder *b, uint32_t cpu, uint32_t kind,
 	put(b, &h, h.header.size);
 }
 
+/* One action's histogram, of a shared line. */
+static void put_irq_action(struct builder *b, uint32_t number, uint32_t action,
+			   uint64_t count)
+{
+	struct sleepy_irq_hist h = {
+		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), 0 },
+		.kind = SLEEPY_IRQ_ACTION, .number = number, .action = action,
+		.count = count, .total_ns = count * 1000, .time_ns = 2000000000,
+	};
+
+	h.log2_ns[9] = count;
+	put(b, &h, sizeof(h));
+}
+
 /*
  * A --irq recording: histograms of every kind (and one from a newer
- * kernel), the catch-all, flushed ones of two intervals and one without
+ * kernel), a shared line's actions (one past its list of names), the catch-all, flushed ones of two intervals and one without
  * a time, charges to an application and to none, and the
  * /proc/interrupts copy, its last line without a newline.
  */
@@ -364,7 +378,7 @@ static void write_irq(void)
 	static const char interrupts[] =
 		"           CPU0       CPU1\n"
 		"  0:         32          0   IO-APIC   2-edge      timer\n"
-		" 11:       1040          0   IO-APIC  11-fasteoi   virtio0\n"
+		" 11:       1040          0   IO-APIC  11-fasteoi   virtio0, virtio1\n"
 		"LOC:       1207       1121   Local timer interrupts\n"
 		"ERR:          0\n"
 		"99:";
@@ -384,6 +398,9 @@ static void write_irq(void)
 	put_app(&b, 1, 0, "loop", 1);
 	put_irq_hist(&b, 0, SLEEPY_IRQ_HARDIRQ, 11, 1040, 2000000000);
 	put_irq_hist(&b, 1, SLEEPY_IRQ_HARDIRQ, 11, 3, 2000000000);
+	put_irq_action(&b, 11, 0, 1040);
+	put_irq_action(&b, 11, 1, 1040);
+	put_irq_action(&b, 11, 7, 1);
 	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 328, 1000000000);
 	put_irq_hist(&b, 0, SLEEPY_IRQ_SYSVEC, 0xec, 300, 2000000000);
 	put_irq_hist(&b, 1, SLEEPY_IRQ_SYSVEC, 0xec, 30, 0);

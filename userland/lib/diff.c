@@ -57,7 +57,7 @@ static void add_profile(struct sleepy_table *ops, int side,
 			struct sleepy_profile *profile, uint64_t begin_ns)
 {
 	static const char *const irq_kinds[] = {
-		"hardirq", "hardirq", "softirq", "softirq delay",
+		"hardirq", "hardirq", "softirq", "softirq delay", "hardirq action",
 	};
 	char name[48], irq[40];
 	size_t i;
@@ -67,11 +67,11 @@ static void add_profile(struct sleepy_table *ops, int side,
 			struct sleepy_irq_total *t =
 				sleepy_table_slot(&profile->irqs->totals, i);
 
-			if (!t || t->kind >= SLEEPY_IRQ_KINDS)
+			if (!t || t->kind >= sizeof(irq_kinds) / sizeof(irq_kinds[0]))
 				continue;
 			snprintf(name, sizeof(name), "%s %s", irq_kinds[t->kind],
-				 sleepy_irq_name(profile->irqs, t->kind, t->number,
-						 irq, sizeof(irq)));
+				 sleepy_irq_total_name(profile->irqs, t, irq,
+						       sizeof(irq)));
 			add(ops, side, name, t->count, t->total_ns, t->log2_ns);
 		}
 	}

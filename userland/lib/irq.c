@@ -35,7 +35,8 @@ static int same_total(const void *slot, const void *arg)
 	const struct sleepy_irq_total *a = slot, *b = arg;
 
 	return a->kind == b->kind && a->number == b->number &&
-	       a->cpu == b->cpu && a->end_ns == b->end_ns;
+	       a->action == b->action && a->cpu == b->cpu &&
+	       a->end_ns == b->end_ns;
 }
 
 static int same_charge(const void *slot, const void *arg)
@@ -54,6 +55,7 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 		struct sleepy_irq_total key = {
 			.kind = h->kind,
 			.number = h->number,
+			.action = h->kind == SLEEPY_IRQ_ACTION ? h->action : 0,
 			.cpu = irqs->by_cpu ? h->cpu : SLEEPY_IRQ_ALL_CPUS,
 			/* Recordings of ABI 4 had no time: one interval. */
 			.end_ns = irqs->by_interval &&
@@ -64,10 +66,11 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 		int i;
 
 		hash = ((uint64_t)h->kind << 32 | h->number) * 31 + key.cpu;
-		hash = hash * 1000003 + key.end_ns;
+		hash = (hash * 1000003 + key.end_ns) * 31 + key.action;
 		t = sleepy_table_get(&irqs->totals, hash, same_total, &key);
 		t->kind = key.kind;
 		t->number = key.number;
+		t->action = key.action;
 		t->cpu = key.cpu;
 		t->end_ns = key.end_ns;
 		t->count += h->count;
@@ -119,17 +122,55 @@ static const char *interrupts_line(const char *text, const char *label,
 	return NULL;
 }
 
-/* The last whitespace-separated word of @line, @len long, into @buf. */
-static void last_word(const char *line, size_t len, char *buf, size_t size)
+static bool is_blank(char c)
 {
-	size_t end = len, start;
+	return c == ' ' || c == '\t';
+}
 
-	while (end && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+/*
+ * The names at the end of @line, @len long: its last word, and the words
+ * before it that end in a comma ("virtio0, virtio1": a shared line's
+ * actions, as show_interrupts() joins them).  Sets *@start and returns
+ * the end.
+ */
+static size_t action_names(const char *line, size_t len, size_t *start)
+{
+	size_t end = len, s;
+
+	while (end && is_blank(line[end - 1]))
 		end--;
-	start = end;
-	while (start && line[start - 1] != ' ' && line[start - 1] != '\t')
-		start--;
-	snprintf(buf, size, "%.*s", (int)(end - start), line + start);
+	s = end;
+	for (;;) {
+		while (s && !is_blank(line[s - 1]))
+			s--;
+		if (s < 3 || line[s - 2] != ',')
+			break;
+		s -= 2;
+	}
+	*start = s;
+	return end;
+}
+
+/* Name @index of the comma-separated @names, @len long, into @buf. */
+static bool list_item(const char *names, size_t len, uint32_t index,
+		      char *buf, size_t size)
+{
+	const char *p = names, *end = names + len;
+
+	for (;;) {
+		const char *comma = memchr(p, ',', end - p);
+		const char *stop = comma ? comma : end;
+
+		if (!index--) {
+			snprintf(buf, size, "%.*s", (int)(stop - p), p);
+			return true;
+		}
+		if (!comma)
+			return false;
+		p = comma + 1;
+		while (p < end && is_blank(*p))
+			p++;
+	}
 }
 
 const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
@@ -137,7 +178,7 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 {
 	char label[16];
 	const char *line;
-	size_t len;
+	size_t len, start, end;
 
 	if (number == SLEEPY_IRQ_OTHER) {
 		snprintf(buf, size, "[other]");
@@ -154,10 +195,33 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 	} else {
 		snprintf(label, sizeof(label), "%u:", number);
 		line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &len);
-		if (line)
-			last_word(line, len, buf, size);
-		else
+		if (line) {
+			end = action_names(line, len, &start);
+			snprintf(buf, size, "%.*s", (int)(end - start), line + start);
+		} else {
 			snprintf(buf, size, "irq %u", number);
+		}
 	}
+	return buf;
+}
+
+const char *sleepy_irq_total_name(const struct sleepy_irqs *irqs,
+				  const struct sleepy_irq_total *t,
+				  char *buf, size_t size)
+{
+	char label[16];
+	const char *line;
+	size_t len, start, end;
+
+	if (t->kind != SLEEPY_IRQ_ACTION || t->number == SLEEPY_IRQ_OTHER)
+		return sleepy_irq_name(irqs, t->kind, t->number, buf, size);
+	snprintf(label, sizeof(label), "%u:", t->number);
+	line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &len);
+	if (line) {
+		end = action_names(line, len, &start);
+		if (list_item(line + start, end - start, t->action, buf, size))
+			return buf;
+	}
+	snprintf(buf, size, "irq %u action %u", t->number, t->action);
 	return buf;
 }

@@ -16,12 +16,15 @@
 /* cpu of a total over every CPU. */
 #define SLEEPY_IRQ_ALL_CPUS	UINT32_MAX
 
-/* One interrupt (kind and number) over every CPU, or on one, per interval. */
+/*
+ * One interrupt (kind and number, and action of a shared line) over every
+ * CPU, or on one, per interval.
+ */
 struct sleepy_irq_total {
 	uint32_t kind;		/* enum sleepy_irq_kind */
 	uint32_t number;
 	uint32_t cpu;		/* SLEEPY_IRQ_ALL_CPUS unless by_cpu */
-	uint32_t __pad;
+	uint32_t action;	/* SLEEPY_IRQ_ACTION's place in its IRQ's list */
 	uint64_t end_ns;	/* its interval's end; 0 unless by_interval */
 	uint64_t count;
 	uint64_t total_ns;
@@ -53,12 +56,20 @@ void sleepy_irqs_free(struct sleepy_irqs *irqs);
 void sleepy_irqs_add(struct sleepy_irqs *irqs,
 		     const struct sleepy_record_header *record);
 /*
- * The name of an interrupt: /proc/interrupts' last column for an IRQ
- * ("virtio0-requests"), its row's name for a system vector ("LOC"), the
- * kernel's name for a softirq ("TIMER"); written to @buf.  @irqs may be
- * NULL: IRQs are then numbers.
+ * The name of an interrupt: /proc/interrupts' names for an IRQ
+ * ("virtio0-requests", "virtio0, virtio1" for a shared line), its row's
+ * name for a system vector ("LOC"), the kernel's name for a softirq
+ * ("TIMER"); written to @buf.  @irqs may be NULL: IRQs are then numbers.
  */
 const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			    uint32_t number, char *buf, size_t size);
+/*
+ * The name of @t: sleepy_irq_name(), or for one action of a shared line
+ * its own name ("virtio1"), or "irq 11 action 1" if the recording has
+ * none for it.
+ */
+const char *sleepy_irq_total_name(const struct sleepy_irqs *irqs,
+				  const struct sleepy_irq_total *t,
+				  char *buf, size_t size);
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * sleepy-parse's reports of a --irq recording, in the shape of BCC's
  * hardirqs and softirqs: per interrupt, runs, total and average time,
- * and (text) its log2 histogram of handler time in ns; softirqs' delay
- * from raise to run alike; with --irq-by-app, the time each interrupt
+ * and (text) its log2 histogram of handler time in ns; on a shared line,
+ * each action's handler time alike (BCC's hardirqs keys by action name);
+ * softirqs' delay from raise to run alike; with --irq-by-app, the time each interrupt
  * took from each application instance it interrupted.  --irq-per-cpu and
  * --irq-intervals keep CPUs and intervals apart (a column each; in text,
  * a histogram each).
@@ -17,7 +18,7 @@
 #include "report.h"
 
 #define CELL	48
-#define MAX_COLUMNS	8
+#define MAX_COLUMNS	10
 
 /* Interval by interval, CPU by CPU, then the costliest first. */
 static int cmp_totals(const void *a, const void *b)
@@ -30,7 +31,9 @@ static int cmp_totals(const void *a, const void *b)
 		return x->cpu < y->cpu ? -1 : 1;
 	if (x->total_ns != y->total_ns)
 		return x->total_ns < y->total_ns ? 1 : -1;
-	return x->number < y->number ? -1 : x->number > y->number;
+	if (x->number != y->number)
+		return x->number < y->number ? -1 : 1;
+	return x->action < y->action ? -1 : x->action > y->action;
 }
 
 static bool same_group(const struct sleepy_irq_total *a,
@@ -54,7 +57,7 @@ static const char *group_name(const struct sleepy_irqs *irqs,
 	int n;
 
 	n = snprintf(buf, size, "%s",
-		     sleepy_irq_name(irqs, t->kind, t->number, name, sizeof(name)));
+		     sleepy_irq_total_name(irqs, t, name, sizeof(name)));
 	if (irqs->by_cpu && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - n, ", cpu %" PRIu32, t->cpu);
 	if (irqs->by_interval && n >= 0 && (size_t)n < size)
@@ -90,8 +93,8 @@ static void print_histogram(FILE *out, const char *name,
 	if (first < 0)
 		return;
 	fprintf(out, "\n%s = %s\n%24s : count     distribution\n",
-		t->kind >= SLEEPY_IRQ_SOFTIRQ ? "softirq" : "irq", name,
-		"nsecs");
+		t->kind == SLEEPY_IRQ_SOFTIRQ || t->kind == SLEEPY_IRQ_SOFTIRQ_DELAY ?
+		"softirq" : "irq", name, "nsecs");
 	for (i = first; i <= last; i++) {
 		uint64_t low = i ? 1ULL << i : 0, high = (1ULL << (i + 1)) - 1;
 		char bar[41];
@@ -152,6 +155,7 @@ static void report_kind(struct sleepy_output *out,
 	static const struct sleepy_column name_column = { "name", "NAME", -24, false },
 		cpu_column = { "cpu", "CPU", 4, true },
 		end_column = { "end_s", "TO s", 9, true },
+		action_column = { "action", "ACTION", 6, true },
 		value_columns[] = {
 			{ "number", "NUMBER", 10, true },
 			{ "count", "COUNT", 10, true },
@@ -174,10 +178,20 @@ static void report_kind(struct sleepy_output *out,
 	if (irqs->by_interval)
 		columns[ncolumns++] = end_column;
 	/* The histogram goes under the table in text, into the row in JSON/CSV. */
-	for (c = 0; c < (text ? 4 : 5); c++)
+	for (c = 0; c < (text ? 4 : 5); c++) {
 		columns[ncolumns++] = value_columns[c];
+		if (!c && kind_a == SLEEPY_IRQ_ACTION)
+			columns[ncolumns++] = action_column;
+	}
 
 	rows = sleepy_table_sorted(&irqs->totals, &n, cmp_totals);
+	/* Actions have a table only if the recording has a shared line. */
+	for (i = 0; i < n && rows[i].kind != kind_a; i++)
+		;
+	if (i == n && kind_a == SLEEPY_IRQ_ACTION) {
+		free(rows);
+		return;
+	}
 	sleepy_output_table(out, key, title, columns, ncolumns);
 	for (i = 0; i < n; i++) {
 		struct sleepy_irq_total *t = &rows[i];
@@ -187,13 +201,15 @@ static void report_kind(struct sleepy_output *out,
 		for (c = 0; c < ncolumns; c++)
 			p[c] = cells[c];
 		snprintf(cells[0], CELL, "%s",
-			 sleepy_irq_name(irqs, t->kind, t->number, name, sizeof(name)));
+			 sleepy_irq_total_name(irqs, t, name, sizeof(name)));
 		c = 1;
 		if (irqs->by_cpu)
 			snprintf(cells[c++], CELL, "%" PRIu32, t->cpu);
 		if (irqs->by_interval)
 			snprintf(cells[c++], CELL, "%.3f", interval_end_s(t, start_ns));
 		snprintf(cells[c++], CELL, "%" PRIu32, t->number);
+		if (kind_a == SLEEPY_IRQ_ACTION)
+			snprintf(cells[c++], CELL, "%" PRIu32, t->action);
 		snprintf(cells[c++], CELL, "%" PRIu64, t->count);
 		if (text)
 			snprintf(cells[c++], CELL, "%.3f", t->total_ns / 1e6);
@@ -228,7 +244,9 @@ static void report_by_app(struct sleepy_output *out,
 		{ "count", "COUNT", 10, true },
 		{ "total_ns", "TOTAL ms", 12, true },
 	};
-	static const char *const kinds[] = { "hardirq", "sysvec", "softirq", "delay" };
+	static const char *const kinds[] = {
+		"hardirq", "sysvec", "softirq", "delay", "action",
+	};
 	struct sleepy_irqs *irqs = profile->irqs;
 	struct sleepy_irq_charge *rows;
 	char cells[5][CELL], name[64];
@@ -251,7 +269,8 @@ static void report_by_app(struct sleepy_output *out,
 			 sleepy_irq_name(irqs, rows[i].kind, rows[i].number, name,
 					 sizeof(name)));
 		snprintf(cells[2], CELL, "%s",
-			 rows[i].kind < 4 ? kinds[rows[i].kind] : "?");
+			 rows[i].kind < sizeof(kinds) / sizeof(kinds[0]) ?
+			 kinds[rows[i].kind] : "?");
 		snprintf(cells[3], CELL, "%" PRIu64, rows[i].count);
 		if (out->format == SLEEPY_FORMAT_TEXT)
 			snprintf(cells[4], CELL, "%.3f", rows[i].total_ns / 1e6);
@@ -269,6 +288,9 @@ void sleepy_irq_report(struct sleepy_output *out,
 	report_kind(out, opts, profile->irqs, start_ns, "hardirqs",
 		    "Hard interrupts: handler time (hardirqs -d)",
 		    SLEEPY_IRQ_HARDIRQ, SLEEPY_IRQ_SYSVEC);
+	report_kind(out, opts, profile->irqs, start_ns, "hardirq_actions",
+		    "Shared interrupt lines: each action's handler time",
+		    SLEEPY_IRQ_ACTION, SLEEPY_IRQ_ACTION);
 	report_kind(out, opts, profile->irqs, start_ns, "softirqs",
 		    "Softirqs: handler time (softirqs -d)",
 		    SLEEPY_IRQ_SOFTIRQ, SLEEPY_IRQ_SOFTIRQ);

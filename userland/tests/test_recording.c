@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 106
+#define PLANNED_TESTS 107
 
 static int failures, tests;
 
@@ -804,6 +804,67 @@ static void test_irq_histograms(void)
 	      !strcmp(sleepy_irq_name(p.irqs, SLEEPY_IRQ_SOFTIRQ, 1, timer, sizeof(timer)),
 		      "TIMER"),
 	      "irq: names from the recording's /proc/interrupts and the softirq table");
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
+/*
+ * A shared line: the IRQ's histogram and one per action, kept apart and
+ * named from the list of names /proc/interrupts gives the line.
+ */
+static void test_irq_actions(void)
+{
+	static const char text[] =
+		"           CPU0       CPU1\n"
+		" 11:         35          0   IO-APIC  11-fasteoi   virtio0, virtio1\n";
+	struct sleepy_irq_hist h = {
+		.header = { SLEEPY_REC_IRQ_HIST, sizeof(h), 0 },
+		.kind = SLEEPY_IRQ_HARDIRQ, .number = 11, .count = 35,
+		.total_ns = 350000,
+	};
+	struct {
+		struct sleepy_record_header header;
+		char text[(sizeof(text) + 7) & ~7UL];
+	} names = { .header = { SLEEPY_REC_INTERRUPTS, sizeof(names), 0 } };
+	const struct sleepy_irq_total *irq = NULL, *act[3] = {};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char line[64], a0[64], a1[64], a2[64];
+
+	memcpy(names.text, text, sizeof(text));
+	put_header(&b, 2);
+	put(&b, &h, sizeof(h));
+	h.kind = SLEEPY_IRQ_ACTION;
+	h.total_ns = 100000;
+	put(&b, &h, sizeof(h));
+	h.action = 1;
+	h.total_ns = 200000;
+	put(&b, &h, sizeof(h));
+	h.action = 2;	/* an action the copy of /proc/interrupts misses */
+	h.count = 1;
+	put(&b, &h, sizeof(h));
+	put(&b, &names, sizeof(names));
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	for (size_t i = 0; p.irqs && i < p.irqs->totals.capacity; i++) {
+		const struct sleepy_irq_total *t = sleepy_table_slot(&p.irqs->totals, i);
+
+		if (t && t->kind == SLEEPY_IRQ_HARDIRQ)
+			irq = t;
+		else if (t && t->kind == SLEEPY_IRQ_ACTION && t->action < 3)
+			act[t->action] = t;
+	}
+	check(irq && act[0] && act[1] && act[2] && irq->count == 35 &&
+	      act[0]->count == 35 && act[0]->total_ns == 100000 &&
+	      act[1]->count == 35 && act[1]->total_ns == 200000 &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, irq, line, sizeof(line)),
+		      "virtio0, virtio1") &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, act[0], a0, sizeof(a0)), "virtio0") &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, act[1], a1, sizeof(a1)), "virtio1") &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, act[2], a2, sizeof(a2)),
+		      "irq 11 action 2"),
+	      "irq: a shared line's actions apart from the line, named from its list");
 	sleepy_profile_free(&p);
 	free(b.data);
 }
@@ -2378,6 +2439,7 @@ int main(int argc, char **argv)
 	test_folded_offcpu();
 	test_kernel_symbols();
 	test_irq_histograms();
+	test_irq_actions();
 	test_irq_intervals();
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");

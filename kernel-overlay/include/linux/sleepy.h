@@ -16,6 +16,7 @@
 #include <linux/jump_label.h>
 #include <uapi/linux/sleepy.h>
 
+struct irqaction;
 struct pt_regs;
 struct task_struct;
 struct vm_area_struct;
@@ -32,6 +33,8 @@ void __sleepy_switch(bool preempt, struct task_struct *prev,
 void __sleepy_wakeup(struct task_struct *wakee, bool new_task);
 void __sleepy_irq_entry(unsigned int kind, unsigned int number);
 void __sleepy_irq_exit(unsigned int kind, unsigned int number);
+void __sleepy_irq_action_entry(struct irqaction *action);
+void __sleepy_irq_action_exit(struct irqaction *action);
 void __sleepy_softirq_raise(unsigned int nr);
 void __sleepy_softirq_entry(unsigned int nr);
 void __sleepy_softirq_exit(unsigned int nr);
@@ -89,8 +92,8 @@ static inline void sleepy_wakeup_new(struct task_struct *task)
 
 /*
  * A hard interrupt handler is about to run, and has run; interrupts off.
- * @kind is SLEEPY_IRQ_HARDIRQ (an IRQ's action) or SLEEPY_IRQ_SYSVEC (an
- * x86 system vector), @number the IRQ or the vector.
+ * @kind is SLEEPY_IRQ_HARDIRQ (an IRQ, all its actions) or
+ * SLEEPY_IRQ_SYSVEC (an x86 system vector), @number the IRQ or the vector.
  */
 static inline void sleepy_irq_entry(unsigned int kind, unsigned int number)
 {
@@ -102,6 +105,22 @@ static inline void sleepy_irq_exit(unsigned int kind, unsigned int number)
 {
 	if (static_branch_unlikely(&sleepy_irq_active))
 		__sleepy_irq_exit(kind, number);
+}
+
+/*
+ * @action of the IRQ between sleepy_irq_entry() and sleepy_irq_exit() is
+ * about to run, and has run; interrupts off.
+ */
+static inline void sleepy_irq_action_entry(struct irqaction *action)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_irq_action_entry(action);
+}
+
+static inline void sleepy_irq_action_exit(struct irqaction *action)
+{
+	if (static_branch_unlikely(&sleepy_irq_active))
+		__sleepy_irq_action_exit(action);
 }
 
 /* Softirq @nr raised on this CPU, interrupts off. */
@@ -169,6 +188,8 @@ static inline void sleepy_wakeup(struct task_struct *wakee) { }
 static inline void sleepy_wakeup_new(struct task_struct *task) { }
 static inline void sleepy_irq_entry(unsigned int kind, unsigned int number) { }
 static inline void sleepy_irq_exit(unsigned int kind, unsigned int number) { }
+static inline void sleepy_irq_action_entry(struct irqaction *action) { }
+static inline void sleepy_irq_action_exit(struct irqaction *action) { }
 static inline void sleepy_softirq_raise(unsigned int nr) { }
 static inline void sleepy_softirq_entry(unsigned int nr) { }
 static inline void sleepy_softirq_exit(unsigned int nr) { }

@@ -17,7 +17,9 @@
  * Softirqs do not nest on one CPU; hard interrupts do, when a handler
  * demultiplexes another IRQ, so their start times are a small stack.
  * Hard interrupts are timed per IRQ, over all its actions, the way
- * /proc/interrupts counts them.  Readers: a flush, on each online CPU
+ * /proc/interrupts counts them; on a shared line each action's handler
+ * has a histogram of its own too (its place in the IRQ's list names it),
+ * so that a line's time can be told apart by device.  Readers: a flush, on each online CPU
  * in an IPI (interrupts off, so no handler of that CPU is halfway through
  * an update), and for a CPU that is offline (no handler runs there) from
  * the flushing CPU under cpus_read_lock(); the flush writes what the
@@ -33,9 +35,9 @@
  * Calls, as for the scheduler (sched.c); on a kernel with tracepoints,
  * sleepy.irq_probes=1 has the same functions run from probes on
  * irq_handler_entry/exit, softirq_entry/exit/raise and x86's
- * local_timer_entry/exit instead, to compare the two.  Those time each
- * action of a hard interrupt (as BCC's hardirqs does), not all of them
- * together.  Exits are registered before entries and unregistered after
+ * local_timer_entry/exit instead, to compare the two.  Those see the
+ * actions, not the IRQ: its time runs from its first action's entry to
+ * its last action's exit.  Exits are registered before entries and unregistered after
  * them, and the stop forgets what every CPU was handling only once no
  * probe runs, so no entry is left without its exit.
  */
@@ -65,6 +67,7 @@ DEFINE_STATIC_KEY_FALSE(sleepy_irq_active);
 struct sleepy_irq_hist_slot {
 	u32 kind;		/* enum sleepy_irq_kind, + 1: 0 is free */
 	u32 number;
+	u32 action;		/* SLEEPY_IRQ_ACTION's place in its list */
 	u64 count;
 	u64 total_ns;
 	u32 log2_ns[SLEEPY_IRQ_BUCKETS];
@@ -103,6 +106,8 @@ struct sleepy_irq_frame {
 	u32 kind;
 	u32 number;
 	u64 start_ns;		/* 0: no session timed its start */
+	u32 actions;		/* actions of the IRQ entered so far */
+	u64 action_start_ns;	/* the running action's, if timed; else 0 */
 };
 
 struct sleepy_irq_source {
@@ -150,9 +155,11 @@ static struct sleepy_session *sleepy_irq_session(struct sleepy_irq_cpu **cpu)
 }
 
 static struct sleepy_irq_hist_slot *
-sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number)
+sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
+		     u32 action)
 {
-	u32 i = hash_32(kind << 24 ^ number, ilog2(SLEEPY_IRQ_HIST_SLOTS));
+	u32 i = hash_32((kind << 24 ^ number) * 31 + action,
+			ilog2(SLEEPY_IRQ_HIST_SLOTS));
 	struct sleepy_irq_hist_slot *slot;
 	u32 n;
 
@@ -162,8 +169,10 @@ sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number)
 		if (!slot->kind) {
 			slot->kind = kind + 1;
 			slot->number = number;
+			slot->action = action;
 		}
-		if (slot->kind == kind + 1 && slot->number == number)
+		if (slot->kind == kind + 1 && slot->number == number &&
+		    slot->action == action)
 			return slot;
 		i = (i + 1) & (SLEEPY_IRQ_HIST_SLOTS - 1);
 	}
@@ -200,6 +209,15 @@ sleepy_irq_app_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number, u32 appid)
 	return slot;
 }
 
+/* Adds one run of @ns to @hist; interrupts off. */
+static void sleepy_irq_hist_add(struct sleepy_irq_hist_slot *hist, u64 ns)
+{
+	lockdep_assert_irqs_disabled();
+	hist->count++;
+	hist->total_ns += ns;
+	hist->log2_ns[min(ns ? ilog2(ns) : 0, SLEEPY_IRQ_BUCKETS - 1)]++;
+}
+
 /*
  * Adds one handler run of @ns to this CPU's histogram of @kind/@number
  * and, if @charge and it interrupted an application, to that
@@ -209,16 +227,11 @@ static void sleepy_irq_account(struct sleepy_session *session,
 			       struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 			       u64 ns, bool charge)
 {
-	struct sleepy_irq_hist_slot *hist;
 	struct sleepy_irq_app_slot *app;
 	struct task_struct *task = current;
 	u32 appid;
 
-	lockdep_assert_irqs_disabled();
-	hist = sleepy_irq_hist_slot(cpu, kind, number);
-	hist->count++;
-	hist->total_ns += ns;
-	hist->log2_ns[min(ns ? ilog2(ns) : 0, SLEEPY_IRQ_BUCKETS - 1)]++;
+	sleepy_irq_hist_add(sleepy_irq_hist_slot(cpu, kind, number, 0), ns);
 	if (!charge || is_idle_task(task))
 		return;
 	appid = sleepy_apps_lookup(session->apps, task->tgid);
@@ -241,6 +254,8 @@ void __sleepy_irq_entry(unsigned int kind, unsigned int number)
 	frame->kind = kind;
 	frame->number = number;
 	frame->start_ns = sleepy_irq_session(&cpu) ? sleepy_now() : 0;
+	frame->actions = 0;
+	frame->action_start_ns = 0;
 }
 
 void __sleepy_irq_exit(unsigned int kind, unsigned int number)
@@ -260,6 +275,50 @@ void __sleepy_irq_exit(unsigned int kind, unsigned int number)
 	if (session && start && kind < SLEEPY_IRQ_KINDS)
 		sleepy_irq_account(session, cpu, kind, number,
 				   sleepy_now() - start, true);
+}
+
+/* The frame of the innermost hard interrupt, if it has one; else NULL. */
+static struct sleepy_irq_frame *sleepy_irq_top(void)
+{
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+
+	if (!source->depth || source->depth > SLEEPY_IRQ_NESTING)
+		return NULL;
+	return &source->hardirq[source->depth - 1];
+}
+
+/*
+ * An action of the innermost IRQ is about to run, and has run.  Only a
+ * shared line's actions are timed: the first has a next, the others
+ * follow one.  Interrupts off.
+ */
+void __sleepy_irq_action_entry(struct irqaction *action)
+{
+	struct sleepy_irq_frame *frame = sleepy_irq_top();
+
+	if (!frame)
+		return;
+	frame->action_start_ns = 0;
+	if (frame->start_ns && (frame->actions || action->next))
+		frame->action_start_ns = sleepy_now();
+	frame->actions++;
+}
+
+void __sleepy_irq_action_exit(struct irqaction *action)
+{
+	struct sleepy_irq_frame *frame = sleepy_irq_top();
+	struct sleepy_irq_cpu *cpu;
+	u64 start;
+
+	if (!frame || !frame->action_start_ns)
+		return;
+	start = frame->action_start_ns;
+	frame->action_start_ns = 0;
+	if (sleepy_irq_session(&cpu))
+		sleepy_irq_hist_add(sleepy_irq_hist_slot(cpu, SLEEPY_IRQ_ACTION,
+							 frame->number,
+							 frame->actions - 1),
+				    sleepy_now() - start);
 }
 
 void __sleepy_softirq_raise(unsigned int nr)
@@ -346,16 +405,35 @@ static bool sleepy_irq_probes;
 module_param_named(irq_probes, sleepy_irq_probes, bool, 0644);
 MODULE_PARM_DESC(irq_probes, "time interrupts through tracepoint probes, not calls");
 
+/*
+ * Whether @irq is the innermost hard interrupt with a frame: the probes
+ * then see an action after its first (an IRQ does not nest in itself).
+ */
+static bool sleepy_irq_on_top(u32 irq)
+{
+	struct sleepy_irq_frame *frame = sleepy_irq_top();
+
+	return frame && frame->kind == SLEEPY_IRQ_HARDIRQ && frame->number == irq;
+}
+
+/*
+ * The IRQ starts at its first action and ends after its last; without a
+ * frame (nested too deep) each action is entered and left on its own.
+ */
 static void sleepy_probe_irq_entry(void *unused, int irq,
 				   struct irqaction *action)
 {
-	__sleepy_irq_entry(SLEEPY_IRQ_HARDIRQ, irq);
+	if (!sleepy_irq_on_top(irq))
+		__sleepy_irq_entry(SLEEPY_IRQ_HARDIRQ, irq);
+	__sleepy_irq_action_entry(action);
 }
 
 static void sleepy_probe_irq_exit(void *unused, int irq,
 				  struct irqaction *action, int ret)
 {
-	__sleepy_irq_exit(SLEEPY_IRQ_HARDIRQ, irq);
+	__sleepy_irq_action_exit(action);
+	if (!action->next || !sleepy_irq_on_top(irq))
+		__sleepy_irq_exit(SLEEPY_IRQ_HARDIRQ, irq);
 }
 
 static void sleepy_probe_softirq_entry(void *unused, unsigned int nr)
@@ -534,6 +612,7 @@ static void sleepy_irq_write_hist(const struct sleepy_irq_flush *flush,
 		.kind = slot->kind - 1,
 		.number = slot->number,
 		.cpu = flush->cpu,
+		.action = slot->action,
 		.count = slot->count,
 		.total_ns = slot->total_ns,
 		.time_ns = flush->time_ns,

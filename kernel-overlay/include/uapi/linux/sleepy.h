@@ -25,7 +25,7 @@
  * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
  * kernel without sleepy (or with another version) from a failing call.
  */
-#define SLEEPY_ABI_VERSION		5
+#define SLEEPY_ABI_VERSION		6
 
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
@@ -365,6 +365,9 @@ enum sleepy_irq_kind {
 	SLEEPY_IRQ_SYSVEC	= 1,	/* handler time; number: the vector */
 	SLEEPY_IRQ_SOFTIRQ	= 2,	/* run time; number: the softirq */
 	SLEEPY_IRQ_SOFTIRQ_DELAY = 3,	/* from raise to run; the softirq */
+	SLEEPY_IRQ_ACTION	= 4,	/* one action of a shared IRQ: its
+					 * handler's time; number: the IRQ
+					 * (ABI version 6) */
 	SLEEPY_IRQ_KINDS
 };
 
@@ -379,6 +382,8 @@ enum sleepy_irq_kind {
  * @kind: enum sleepy_irq_kind
  * @number: IRQ number, system vector or softirq number, or SLEEPY_IRQ_OTHER
  * @cpu: the CPU it ran on
+ * @action: with SLEEPY_IRQ_ACTION, the action's place in its IRQ's list
+ *	(0 first), the order of the names in /proc/interrupts; else 0
  * @count: runs
  * @total_ns: their time
  * @log2_ns: runs of 2^i to 2^(i+1)-1 ns in [i] (0 ns in [0]; the last
@@ -391,7 +396,7 @@ struct sleepy_irq_hist {
 	__u32 kind;
 	__u32 number;
 	__u32 cpu;
-	__u32 __reserved;
+	__u32 action;
 	__u64 count;
 	__u64 total_ns;
 	__u32 log2_ns[SLEEPY_IRQ_BUCKETS];

@@ -1170,8 +1170,9 @@ static uint64_t now_ns(void)
 
 /*
  * With SLEEPY_FLAG_IRQ, the stop writes per-CPU interrupt histograms:
- * the timer's among them, each holding its count in its buckets; and
- * none without the flag.
+ * the timer's among them, each holding its count in its buckets, an
+ * action's place only for a shared line's action; and none without the
+ * flag.
  */
 TEST_F(sleepy, irq_histograms)
 {
@@ -1197,7 +1198,8 @@ TEST_F(sleepy, irq_histograms)
 			hists++;
 			for (int i = 0; i < SLEEPY_IRQ_BUCKETS; i++)
 				sum += h->log2_ns[i];
-			if (sum != h->count || h->kind >= SLEEPY_IRQ_KINDS)
+			if (sum != h->count || h->kind >= SLEEPY_IRQ_KINDS ||
+			    (h->kind != SLEEPY_IRQ_ACTION && h->action))
 				bad++;
 			runs += h->count;
 		}
@@ -1260,7 +1262,8 @@ TEST_F(sleepy, irq_flush)
 
 			if (q->type == SLEEPY_REC_IRQ_HIST &&
 			    g->kind == h->kind && g->number == h->number &&
-			    g->cpu == h->cpu && g->time_ns == h->time_ns)
+			    g->action == h->action && g->cpu == h->cpu &&
+			    g->time_ns == h->time_ns)
 				twice++;
 		}
 	}
