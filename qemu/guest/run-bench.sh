@@ -82,7 +82,9 @@ run_one() {
 	config=$1 w=$2 rep=$3 kind=${4:-overhead} samples=0 dropped=0 bytes=0 on_cpu=0
 	total=0 tool_cpu=0
 	# The workload on the last CPU; the drainer or perf may use the other.
+	# Busy: a copy on each CPU, timed until both end.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
+	[ "$kind" = busy ] && cmd="-e $w $(workload_args $w)"
 	rate=${config#*-} stacks= scope=-a
 	case $rate in
 	gk-*) rate=${rate#gk-} stacks="-g -k" ;;
@@ -141,6 +143,8 @@ run_one() {
 	esac
 	ns=$(elapsed_of /tmp/t)
 	[ -n "$ns" ] || { say "no time for $config $w"; ns=0; }
+	# Busy: every CPU runs the workload, every sample is on a workload CPU.
+	[ "$kind" = busy ] && on_cpu=$samples
 	if [ "$scope" = task ]; then
 		total=$(elapsed_of /tmp/t last)
 		tool_cpu=$(( $(cpu_of /tmp/t last) - $(cpu_of /tmp/t) ))
@@ -181,20 +185,19 @@ configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tun
 [ -n "${configs_asked-}" ] && configs=$configs_asked
 want overhead && repeat overhead "$workloads" "$configs"
 
-# Both vCPUs busy, the baseline included: a loop pinned to vCPU 0 (where
-# the drainer and perf run too) all along, so that no CPU is idle and
-# sleepy's idle parking cannot help; the workload on vCPU 1 as above.
-# Under -icount the two vCPUs share the guest's instructions round robin,
-# so every time here is about twice the one-busy-vCPU time.  Not in the
-# default parts: QEMU's round robin turns it into a measure of the
-# emulator (at 0bb1d91, first repetition, loop: none 3.51 s, sleepy-tick
-# 3.53, sleepy-1000 8.40, sleepy-10000 4.17, perf-1000 5.53, and
-# perf-10000 made no visible progress in 8 minutes of wall time).
+# Both vCPUs busy, the baseline included: the workload once on each
+# vCPU (elapsed -e), timed until both copies end, so that no CPU is idle
+# and sleepy's idle parking cannot help; the drainer and perf share the
+# CPUs with it.  Under -icount the guest's time is the instructions both
+# vCPUs executed, one after the other, whichever way QEMU's round robin
+# shares them out; so the extra time over every sample is the cost per
+# sample on a busy CPU.  (A spinner on vCPU 0 with the timed workload on
+# vCPU 1 measured that split instead: at 0bb1d91 sleepy-1000 2.4 times
+# none, perf-10000 no visible progress in 8 minutes.)  perf -C of one CPU
+# has no place here.
 if want busy; then
-	taskset -c 0 loop 1000000000000 > /dev/null & spinner=$!
-	repeat busy "loop syscall" "$configs"
-	kill $spinner
-	wait $spinner 2> /dev/null
+	busy_configs=$(echo "$configs" | tr ' ' '\n' | grep -v tuned | tr '\n' ' ')
+	repeat busy "loop syscall" "$busy_configs"
 fi
 
 # Call stacks: the paper's two workloads with calls, at 10 kHz without
