@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "profile.h"
 #include "irq.h"
@@ -14,6 +15,11 @@
 #define READ_BATCH	16	/* records */
 #define INSERTION_SORT_MAX 16
 #define SAMPLES_BUCKETS	65536
+/*
+ * Tables from this size on are mapped rather than allocated: see
+ * table_alloc().
+ */
+#define TABLE_MAP_MIN	(2 << 20)
 
 void *sleepy_xrealloc(void *p, size_t bytes)
 {
@@ -54,11 +60,52 @@ void sleepy_table_init(struct sleepy_table *table, size_t slot_size)
 			    sizeof(uint64_t) * sizeof(uint64_t);
 }
 
+/*
+ * Zeroed entries for @bytes of table.  A large recording's tables take
+ * hundreds of MiB, grown by doubling: clearing each new one, and faulting
+ * it in 4 KiB at a time as that went, took a fifth of the time.  Mapped,
+ * the pages come zeroed, and in 2 MiB ones where the kernel gives huge
+ * pages on request (transparent_hugepage "madvise", a common default).
+ */
+static void *table_alloc(size_t bytes)
+{
+	void *entries;
+
+	if (bytes < TABLE_MAP_MIN) {
+		/* Entries do not straddle cache lines more than they must. */
+		entries = aligned_alloc(CACHE_LINE, bytes);
+		if (entries)
+			memset(entries, 0, bytes);
+	} else {
+		entries = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (entries == MAP_FAILED)
+			entries = NULL;
+		else
+			madvise(entries, bytes, MADV_HUGEPAGE);	/* a hint */
+	}
+	if (!entries) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	return entries;
+}
+
+static void table_release(const struct sleepy_table *table)
+{
+	size_t bytes = table->capacity * table->entry_size;
+
+	if (bytes < TABLE_MAP_MIN)
+		free(table->entries);
+	else
+		munmap(table->entries, bytes);
+}
+
 void sleepy_table_free(struct sleepy_table *table)
 {
 	size_t slot_size = table->slot_size;
 
-	free(table->entries);
+	table_release(table);
 	sleepy_table_init(table, slot_size);
 }
 
@@ -139,17 +186,10 @@ static size_t table_find(const struct sleepy_table *table, uint64_t key,
 static void table_grow(struct sleepy_table *table)
 {
 	struct sleepy_table old = *table;
-	size_t bytes, i, j;
+	size_t i, j;
 
 	table->capacity = old.capacity ? old.capacity * 2 : SLEEPY_TABLE_MIN;
-	/* Entries do not straddle cache lines more than they must. */
-	bytes = table->capacity * table->entry_size;
-	table->entries = aligned_alloc(CACHE_LINE, bytes);
-	if (!table->entries) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	memset(table->entries, 0, bytes);
+	table->entries = table_alloc(table->capacity * table->entry_size);
 	for (i = 0; i < old.capacity; i++) {
 		uint64_t stored = *entry_key(&old, i);
 
@@ -161,7 +201,7 @@ static void table_grow(struct sleepy_table *table)
 			;
 		memcpy(entry_key(table, j), entry_key(&old, i), old.entry_size);
 	}
-	free(old.entries);
+	table_release(&old);
 }
 
 void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
