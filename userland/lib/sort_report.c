@@ -2,10 +2,17 @@
 /*
  * sleepy-parse --sort: one report of the samples grouped by the keys asked
  * for, in their order, as perf report --sort does.  Each IP count of the
- * profile (per application, and per thread with tid) gets its key values
- * as strings, joined into one row key; rows with the same key add up, and
- * come out by samples, then by key.  cpu is a report of its own: the
- * samples each CPU's buffer held, beside what that CPU counted.
+ * profile (per application, and per thread with tid) gets a cell per key;
+ * rows with the same cells add up, and come out by samples, then by their
+ * cells' texts.  cpu is a report of its own: the samples each CPU's buffer
+ * held, beside what that CPU counted.
+ *
+ * Cells are written out only for the rows printed: a cell is a text kept
+ * once per distinct text (names), a number (pid, tid, ip) or both (an
+ * unnamed IP under sym, "[.] 0x..."), so that rows are told apart and
+ * ordered by pointers and numbers.  With millions of IPs, writing every
+ * row's key as a string, then hashing, copying and comparing it took most
+ * of a --sort report's time.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,8 +20,14 @@
 
 #include "report.h"
 
-#define CELL		256
-#define SEPARATOR	'\x1f'	/* between a row key's values; never in a name */
+#define CELL		256	/* bytes of a cell's text, with its NUL */
+#define INSERTION_SORT_MAX 16	/* rows */
+/*
+ * Rows of equal samples are in the order of their cells' texts joined by
+ * this byte (which no name holds): a text that begins another comes
+ * first, unless the other goes on with a control byte.
+ */
+#define SEPARATOR	'\x1f'
 
 static const struct {
 	const char *name;
@@ -30,9 +43,51 @@ static const struct {
 	[SLEEPY_SORT_CPU] = { "cpu", { "cpu", "CPU", 5, true } },
 };
 
+/* perf's marks of a function: [.] user mode, [k] kernel mode. */
+static const char user_mark[] = "[.] ", kernel_mark[] = "[k] ";
+/* The text of a cell that is a number alone. */
+static const char no_text[] = "";
+
+static const uint64_t decimal_powers[] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000, 10000000000ULL,
+};
+
+/*
+ * A cell: @text, the one copy of it (struct sort.copies) or one of the
+ * static texts above, then @number if its key writes one.
+ */
+struct cell {
+	const char *text;
+	uint64_t number;	/* 0 if not written */
+};
+
 struct sorted_row {
-	char *key;
 	uint64_t samples;
+	struct cell cells[];	/* one per key */
+};
+
+/* What same_cells() compares a row with. */
+struct row_key {
+	const struct cell *cells;
+	unsigned int ncells;
+};
+
+/* A name's text in a cell, after a mark ("" for none). */
+struct named {
+	const char *mark;
+	const char *name;
+	const char *text;
+};
+
+/* A --sort report being built. */
+struct sort {
+	const struct sleepy_report_options *opts;
+	struct sleepy_profile *profile;
+	unsigned int ncells;
+	struct sleepy_table rows;	/* struct sorted_row and its cells */
+	struct sleepy_table copies;	/* char *: the cells' texts */
+	struct sleepy_table names;	/* struct named */
 };
 
 bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
@@ -88,104 +143,279 @@ bool sleepy_sort_has(const struct sleepy_report_options *opts,
 	return false;
 }
 
-/* The value of @key for @count of @app, in @cell. */
-static void key_value(char *cell, enum sleepy_sort_key key,
-		      const struct sleepy_report_options *opts,
-		      struct sleepy_profile *profile,
-		      const struct sleepy_app *app,
-		      const struct sleepy_ip_count *count)
-{
-	const char *function = NULL, *dso = NULL;
-	const struct sleepy_mapping *map;
+/* How a cell's number follows its text: "%u", "0x%x", or not at all. */
+enum number_format { NO_NUMBER, DECIMAL, HEX };
 
-	if ((key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM) && !count->in_kernel)
-		function = sleepy_report_function(opts, profile, app, count->ip, &dso);
-	else if (key == SLEEPY_SORT_DSO || key == SLEEPY_SORT_SYM)
-		/* Without -k the IP is a user one: the kernel, unnamed. */
-		function = count->entry_ip ? "[kernel]" :
-			   sleepy_report_kernel_function(profile, count->ip, &dso);
+static enum number_format number_format(enum sleepy_sort_key key,
+					const struct cell *c)
+{
 	switch (key) {
-	case SLEEPY_SORT_APP:
-		snprintf(cell, CELL, "%s", app->label);
-		break;
 	case SLEEPY_SORT_PID:
-		snprintf(cell, CELL, "%" PRIu32, app->pid);
-		break;
 	case SLEEPY_SORT_TID:
-		snprintf(cell, CELL, "%" PRIu32, (uint32_t)count->tid);
-		break;
-	case SLEEPY_SORT_DSO:
-		snprintf(cell, CELL, "%s", dso ?: count->in_kernel ? "[kernel]" :
-						 "[unknown]");
-		break;
+		return DECIMAL;
+	case SLEEPY_SORT_IP:
+		return HEX;
 	case SLEEPY_SORT_SYM:
-		/* perf's marks: [k] kernel mode, [.] user mode. */
-		if (function)
-			snprintf(cell, CELL, "%s %s", count->in_kernel ? "[k]" : "[.]",
-				 function);
-		else
-			snprintf(cell, CELL, "%s 0x%" PRIx64,
-				 count->in_kernel ? "[k]" : "[.]", count->ip);
-		break;
-	case SLEEPY_SORT_SRCLINE:
-		if (!count->in_kernel && opts->dsos &&
-		    (map = sleepy_profile_mapping(profile, app, count->ip)) &&
-		    sleepy_dsos_srcline(opts->dsos, map, count->ip, cell, CELL))
-			break;
-		snprintf(cell, CELL, "%s", count->in_kernel ? "[kernel]" : "[unknown]");
-		break;
+		/* An unnamed IP: a named function's text is a copy. */
+		return c->text == user_mark || c->text == kernel_mark ? HEX :
+									NO_NUMBER;
 	default:
-		snprintf(cell, CELL, "0x%" PRIx64, count->ip);
-		break;
+		return NO_NUMBER;
 	}
 }
 
-static int same_key(const void *slot, const void *arg)
+/*
+ * strcmp() of @a and @b as if each went on with @end: the order of the
+ * rows' texts, their cells joined by SEPARATOR (none after the last).
+ */
+static int cmp_text(const char *a, const char *b, char end)
 {
-	return !strcmp(((const struct sorted_row *)slot)->key, arg);
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return (unsigned char)(*a ?: end) - (unsigned char)(*b ?: end);
 }
 
-static int cmp_rows(const void *a, const void *b)
+/*
+ * The order of @a and @b as @format writes them, without writing them:
+ * their digits left-aligned compare as the texts do, and of equal ones
+ * the shorter text (fewer digits) comes first.  DECIMAL numbers are pids
+ * and tids, of 32 bits.
+ */
+static int cmp_numbers(uint64_t a, uint64_t b, enum number_format format)
+{
+	unsigned int da = 1, db = 1;
+
+	if (format == HEX) {
+		da = a ? (64 - __builtin_clzll(a) + 3) / 4 : 1;
+		db = b ? (64 - __builtin_clzll(b) + 3) / 4 : 1;
+		a <<= 64 - 4 * da;
+		b <<= 64 - 4 * db;
+	} else {
+		for (; da < 10 && a >= decimal_powers[da]; da++)
+			;
+		for (; db < 10 && b >= decimal_powers[db]; db++)
+			;
+		a *= decimal_powers[10 - da];
+		b *= decimal_powers[10 - db];
+	}
+	if (a != b)
+		return a < b ? -1 : 1;
+	return da < db ? -1 : da > db;
+}
+
+/* @c as @key prints it: its text, or it and its number written in @buf. */
+static const char *cell_text(enum sleepy_sort_key key, const struct cell *c,
+			     char *buf)
+{
+	switch (number_format(key, c)) {
+	case DECIMAL:
+		snprintf(buf, CELL, "%s%" PRIu64, c->text, c->number);
+		return buf;
+	case HEX:
+		snprintf(buf, CELL, "%s0x%" PRIx64, c->text, c->number);
+		return buf;
+	default:
+		return c->text;
+	}
+}
+
+/* The order of cells @a and @b of @key, @end following them. */
+static int cmp_cells(enum sleepy_sort_key key, const struct cell *a,
+		     const struct cell *b, char end)
+{
+	enum number_format format = number_format(key, a);
+	char x[CELL], y[CELL];
+
+	/* One copy per text: the same text is the same pointer. */
+	if (a->text == b->text)
+		return format == NO_NUMBER ? 0 :
+		       cmp_numbers(a->number, b->number, format);
+	if (format == NO_NUMBER && number_format(key, b) == NO_NUMBER)
+		return cmp_text(a->text, b->text, end);
+	return cmp_text(cell_text(key, a, x), cell_text(key, b, y), end);
+}
+
+/* Most samples first, then by the cells' texts. */
+static int cmp_rows(const void *a, const void *b, const struct sort *s)
 {
 	const struct sorted_row *x = a, *y = b;
+	unsigned int k;
+	int diff = 0;
 
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
-	return strcmp(x->key, y->key);
+	for (k = 0; k < s->ncells && !diff; k++)
+		diff = cmp_cells(s->opts->sort[k], &x->cells[k], &y->cells[k],
+				 k + 1 < s->ncells ? SEPARATOR : '\0');
+	return diff;
 }
 
-/* The rows of @ips, keyed by @opts->sort, in @table. */
-static void add_rows(struct sleepy_table *table,
-		     const struct sleepy_report_options *opts,
-		     struct sleepy_profile *profile,
-		     struct sleepy_ip_count **ips, size_t nips)
+static int same_text(const void *slot, const void *arg)
 {
-	char key[SLEEPY_SORT_KEYS * (CELL + 1)], cell[CELL];
-	const struct sleepy_app *app = NULL;
-	struct sorted_row *row;
-	size_t i, len;
+	return !strcmp(*(char *const *)slot, arg);
+}
+
+/* The one copy of @text (at most CELL - 1 bytes) in @s. */
+static const char *text_copy(struct sort *s, const char *text)
+{
+	char **copy = sleepy_table_get(&s->copies, sleepy_hash_string(text),
+				       same_text, text);
+
+	if (!*copy) {
+		*copy = strdup(text);
+		if (!*copy) {
+			fprintf(stderr, "sleepy: out of memory\n");
+			exit(1);
+		}
+	}
+	return *copy;
+}
+
+static int same_name(const void *slot, const void *arg)
+{
+	const struct named *a = slot, *b = arg;
+
+	return a->name == b->name && a->mark == b->mark;
+}
+
+/*
+ * The copy of @mark followed by @name, cut to a cell: looked up by the
+ * pointers first, as a name comes from one symbol table entry.
+ */
+static const char *named_text(struct sort *s, const char *mark,
+			      const char *name)
+{
+	struct named key = { .mark = mark, .name = name }, *named;
+	char text[CELL];
+
+	named = sleepy_table_get(&s->names,
+				 (uintptr_t)name * 31 + (uintptr_t)mark,
+				 same_name, &key);
+	if (!named->text) {
+		snprintf(text, sizeof(text), "%s%s", mark, name);
+		*named = key;
+		named->text = text_copy(s, text);
+	}
+	return named->text;
+}
+
+/* The cell of @key for @count of @app, whose function is @function. */
+static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
+			    const struct sleepy_app *app,
+			    const struct sleepy_ip_count *count,
+			    const char *function, const char *dso)
+{
+	const char *mark = count->in_kernel ? kernel_mark : user_mark;
+	const struct sleepy_mapping *map;
+	char text[CELL];
+
+	switch (key) {
+	case SLEEPY_SORT_APP:
+		return (struct cell) { .text = named_text(s, "", app->label) };
+	case SLEEPY_SORT_PID:
+		return (struct cell) { no_text, app->pid };
+	case SLEEPY_SORT_TID:
+		return (struct cell) { no_text, count->tid };
+	case SLEEPY_SORT_DSO:
+		return (struct cell) {
+			.text = named_text(s, "", dso ?: count->in_kernel ?
+						  "[kernel]" : "[unknown]"),
+		};
+	case SLEEPY_SORT_SYM:
+		if (function)
+			return (struct cell) { .text = named_text(s, mark, function) };
+		return (struct cell) { mark, count->ip };
+	case SLEEPY_SORT_SRCLINE:
+		if (!count->in_kernel && s->opts->dsos &&
+		    (map = sleepy_profile_mapping(s->profile, app, count->ip)) &&
+		    sleepy_dsos_srcline(s->opts->dsos, map, count->ip, text,
+					CELL))
+			return (struct cell) { .text = text_copy(s, text) };
+		return (struct cell) {
+			.text = named_text(s, "", count->in_kernel ? "[kernel]" :
+								     "[unknown]"),
+		};
+	default:
+		return (struct cell) { no_text, count->ip };
+	}
+}
+
+static int same_cells(const void *slot, const void *arg)
+{
+	const struct sorted_row *row = slot;
+	const struct row_key *key = arg;
 	unsigned int k;
 
+	for (k = 0; k < key->ncells; k++)
+		if (row->cells[k].text != key->cells[k].text ||
+		    row->cells[k].number != key->cells[k].number)
+			return 0;
+	return 1;
+}
+
+/* The row of @cells in s->rows, of 0 samples if new. */
+static struct sorted_row *row_of(struct sort *s, const struct cell *cells)
+{
+	struct row_key key = { cells, s->ncells };
+	struct sorted_row *row;
+	uint64_t hash = 0;
+	unsigned int k;
+
+	for (k = 0; k < s->ncells; k++)
+		hash = ((hash ^ (uintptr_t)cells[k].text) * 0x9e3779b97f4a7c15ULL ^
+			cells[k].number) * 0x100000001b3ULL;
+	row = sleepy_table_get(&s->rows, hash, same_cells, &key);
+	if (!row->cells[0].text)
+		memcpy(row->cells, cells, s->ncells * sizeof(*cells));
+	return row;
+}
+
+/* The function of @count of @app and its file (*@dso), NULL if unknown. */
+static const char *function_of(struct sort *s, const struct sleepy_app *app,
+			       const struct sleepy_ip_count *count,
+			       const char **dso)
+{
+	if (!count->in_kernel)
+		return sleepy_report_function(s->opts, s->profile, app,
+					      count->ip, dso);
+	/* Without -k the IP is a user one: the kernel, unnamed. */
+	if (count->entry_ip) {
+		*dso = NULL;
+		return "[kernel]";
+	}
+	return sleepy_report_kernel_function(s->profile, count->ip, dso);
+}
+
+/* The rows of @ips, keyed by @opts->sort, in s->rows. */
+static void add_rows(struct sort *s, struct sleepy_ip_count **ips, size_t nips)
+{
+	const struct sleepy_report_options *opts = s->opts;
+	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
+			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
+	const char *function = NULL, *dso = NULL;
+	const struct sleepy_app *app = NULL;
+	struct cell cells[SLEEPY_SORT_KEYS];
+	bool selected = false;
+	unsigned int k;
+	size_t i;
+
 	for (i = 0; i < nips; i++) {
-		if (!app || app->appid != ips[i]->appid)
-			app = sleepy_profile_app(profile, ips[i]->appid);
-		if (!sleepy_report_app_selected(opts, app))
+		const struct sleepy_ip_count *count = ips[i];
+
+		if (!app || app->appid != count->appid) {
+			app = sleepy_profile_app(s->profile, count->appid);
+			selected = sleepy_report_app_selected(opts, app);
+		}
+		if (!selected)
 			continue;
-		for (k = 0, len = 0; k < opts->nsort; k++) {
-			key_value(cell, opts->sort[k], opts, profile, app, ips[i]);
-			len += snprintf(key + len, sizeof(key) - len, "%s%c",
-					cell, SEPARATOR);
-		}
-		key[len - 1] = '\0';
-		row = sleepy_table_get(table, sleepy_hash_string(key), same_key, key);
-		if (!row->key) {
-			row->key = strdup(key);
-			if (!row->key) {
-				fprintf(stderr, "sleepy: out of memory\n");
-				exit(1);
-			}
-		}
-		row->samples += ips[i]->samples;
+		if (by_function)
+			function = function_of(s, app, count, &dso);
+		for (k = 0; k < s->ncells; k++)
+			cells[k] = key_cell(s, opts->sort[k], app, count,
+					    function, dso);
+		row_of(s, cells)->samples += count->samples;
 	}
 }
 
@@ -225,6 +455,86 @@ static void cpu_report(struct sleepy_output *out, struct sleepy_profile *profile
 	}
 }
 
+static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
+		      struct sleepy_profile *profile)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = opts;
+	s->profile = profile;
+	s->ncells = opts->nsort;
+	sleepy_table_init(&s->rows, sizeof(struct sorted_row) +
+				    s->ncells * sizeof(struct cell));
+	sleepy_table_init(&s->copies, sizeof(char *));
+	sleepy_table_init(&s->names, sizeof(struct named));
+}
+
+static void sort_free(struct sort *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->copies.capacity; i++) {
+		char **copy = sleepy_table_slot(&s->copies, i);
+
+		if (copy)
+			free(*copy);
+	}
+	sleepy_table_free(&s->copies);
+	sleepy_table_free(&s->names);
+	sleepy_table_free(&s->rows);
+}
+
+/*
+ * Merge sort of the @n rows at @rows, with @tmp for half as many.  Not
+ * qsort(): it sorts rows of more than 32 bytes through pointers to them,
+ * and reading the rows at random from there took most of the sort's time.
+ */
+static void sort_rows(const struct sort *s, char *rows, char *tmp, size_t n)
+{
+	size_t size = s->rows.slot_size, half = n / 2, i = 0, j = half, k = 0;
+	char row[sizeof(struct sorted_row) +
+		 SLEEPY_SORT_KEYS * sizeof(struct cell)];
+
+	if (n <= INSERTION_SORT_MAX) {
+		for (i = 1; i < n; i++) {
+			memcpy(row, rows + i * size, size);
+			for (j = i; j > 0 &&
+			     cmp_rows(row, rows + (j - 1) * size, s) < 0; j--)
+				memcpy(rows + j * size, rows + (j - 1) * size, size);
+			memcpy(rows + j * size, row, size);
+		}
+		return;
+	}
+	sort_rows(s, rows, tmp, half);
+	sort_rows(s, rows + half * size, tmp, n - half);
+	/* The left half moves out of the way; the merge fills in from the left. */
+	memcpy(tmp, rows, half * size);
+	while (i < half && j < n) {
+		if (cmp_rows(rows + j * size, tmp + i * size, s) < 0)
+			memcpy(rows + k++ * size, rows + j++ * size, size);
+		else
+			memcpy(rows + k++ * size, tmp + i++ * size, size);
+	}
+	memcpy(rows + k * size, tmp + i * size, (half - i) * size);
+}
+
+/* s->rows in the report's order, in an array the caller frees. */
+static struct sorted_row *sorted_rows(struct sort *s, size_t *n)
+{
+	size_t size = s->rows.slot_size, i;
+	char *rows = sleepy_xrealloc(NULL, s->rows.used * size), *tmp;
+
+	for (i = 0, *n = 0; i < s->rows.capacity; i++) {
+		const void *row = sleepy_table_slot(&s->rows, i);
+
+		if (row)
+			memcpy(rows + (*n)++ * size, row, size);
+	}
+	tmp = sleepy_xrealloc(NULL, (*n / 2 + 1) * size);
+	sort_rows(s, rows, tmp, *n);
+	free(tmp);
+	return (struct sorted_row *)rows;
+}
+
 void sleepy_sort_report(struct sleepy_output *out,
 			const struct sleepy_report_options *opts,
 			struct sleepy_profile *profile,
@@ -235,10 +545,11 @@ void sleepy_sort_report(struct sleepy_output *out,
 		{ "samples", "SAMPLES", 10, true },
 		{ "percent", "%", 7, true },
 	};
-	char cells[2][CELL], title[128] = "By", *key;
+	char cells[2 + SLEEPY_SORT_KEYS][CELL], title[128] = "By";
 	const char *ptrs[2 + SLEEPY_SORT_KEYS];
-	struct sleepy_table table;
+	const struct sorted_row *row;
 	struct sorted_row *rows;
+	struct sort s;
 	size_t n, i;
 	unsigned int k;
 
@@ -251,27 +562,22 @@ void sleepy_sort_report(struct sleepy_output *out,
 		snprintf(title + strlen(title), sizeof(title) - strlen(title),
 			 "%s %s", k ? "," : "", keys[opts->sort[k]].name);
 	}
-	sleepy_table_init(&table, sizeof(struct sorted_row));
-	add_rows(&table, opts, profile, ips, nips);
-	rows = sleepy_table_sorted(&table, &n, cmp_rows);
-	sleepy_table_free(&table);
+	sort_init(&s, opts, profile);
+	add_rows(&s, ips, nips);
+	rows = sorted_rows(&s, &n);
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
-	for (i = 0; i < n; i++) {
-		if (!opts->top || i < opts->top) {
-			snprintf(cells[0], CELL, "%" PRIu64, rows[i].samples);
-			snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
-				 "%.2f%%" : "%.4f", 100.0 * rows[i].samples / total);
-			ptrs[0] = cells[0];
-			ptrs[1] = cells[1];
-			for (k = 0, key = rows[i].key; k < opts->nsort; k++) {
-				ptrs[2 + k] = key;
-				key = strchr(key, SEPARATOR);
-				if (key)
-					*key++ = '\0';
-			}
-			sleepy_output_cells(out, ptrs);
-		}
-		free(rows[i].key);
+	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
+		row = (const void *)((const char *)rows + i * s.rows.slot_size);
+		snprintf(cells[0], CELL, "%" PRIu64, row->samples);
+		snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
+			 "%.2f%%" : "%.4f", 100.0 * row->samples / total);
+		ptrs[0] = cells[0];
+		ptrs[1] = cells[1];
+		for (k = 0; k < opts->nsort; k++)
+			ptrs[2 + k] = cell_text(opts->sort[k], &row->cells[k],
+						cells[2 + k]);
+		sleepy_output_cells(out, ptrs);
 	}
 	free(rows);
+	sort_free(&s);
 }
