@@ -6,7 +6,7 @@
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
 # sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-10000,... and
-# sleepy.parts=overhead,callgraph,sched,irq,drain,stalled (and busy,
+# sleepy.parts=overhead,busy,callgraph,sched,irq,drain,stalled (and
 # recordings and tcg-accuracy, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
@@ -14,7 +14,7 @@ export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
 reps=5 drain_seconds=60 parse_seconds=120 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
-parts="overhead callgraph sched irq drain stalled"
+parts="overhead busy callgraph sched irq drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
