@@ -213,13 +213,14 @@ cannot help and both tools sample the same CPU (make bench, QEMU TCG
 3.0 us per sample to a CPU-bound loop and 2.9 us to a syscall loop,
 perf record -a -e cpu-clock -F 10000 4.6 and 4.5 us (4.7 and 4.5 with
 -C, -m equal to sleepy's buffer, -N, -B and --no-bpf-event); on a
-fork+exec loop 3.5 against 7.2 us (7.1 tuned; perf's side-band records).
+fork+exec loop 3.5 against 7.0 us (6.9 tuned; perf's side-band records).
 Per task (sleepy-record, perf record -- CMD): 3.0 and 2.9 us against
-4.4 and 4.3 on the loops, 4.5 against 11.5 us on fork+exec, and from
+4.4 and 4.3 on the loops, 3.9 against 11.3 us on fork+exec, and from
 the tool's start to its end
 sleepy-record adds 19 ms to a 2 s workload, perf record 1.5 s (its
-start-up and build-id pass).  Instruction counts, not cycles: under
--icount every instruction takes the same time.
+start-up and build-id pass).  With both of two CPUs busy with the same
+work: 3.1 us per sample against perf's 4.6 and 4.5.  Instruction counts,
+not cycles: under -icount every instruction takes the same time.
 
 Design choices a reviewer will ask about:
 - Hooks: one static-branch call each in the tick, the scheduler's switch
@@ -232,9 +233,9 @@ Design choices a reviewer will ask about:
   otherwise need.  Where a kernel has tracepoints, sleepy.sched_probes=1
   records the same through probes on those three tracepoints, which
   measured the choice (make bench, a futex and pipe ping-pong of 20,000
-  rounds on one CPU, median of 3): 0.675 us per switch or wakeup record
-  through the calls, 0.709 through the probes (about 17 instructions,
-  5%, more), against 2.99 for perf record on the same tracepoints.  The
+  rounds on one CPU, median of 3): 0.678 us per switch or wakeup record
+  through the calls, 0.707 through the probes (about 15 instructions,
+  4%, more), against 2.98 for perf record on the same tracepoints.  The
   probe on sched_waking must skip a task waking itself (try_to_wake_up()
   fires it with interrupts on and no pi_lock there), which the call's
   place never sees.
@@ -243,15 +244,16 @@ Design choices a reviewer will ask about:
   around local_apic_timer_interrupt()) fill per-CPU log2 histograms that
   are written at the stop, or each CPU's from an IPI when the session's
   owner asks (SLEEPY_IOC_IRQ_FLUSH, for interval views), not a record
-  per interrupt: 2.36 us per
+  per interrupt: 2.35 us per
   interrupt or softirq on a local-timer storm (make bench, median of 3),
-  against 3.5 for perf recording irq:irq_handler_*, irq:softirq_* and
+  against 3.8 for perf recording irq:irq_handler_*, irq:softirq_* and
   irq_vectors:local_timer_* (what BCC's hardirqs and softirqs attach
   to).  sleepy.irq_probes=1 runs the same functions from probes on those
-  tracepoints and softirq_raise: 2.37 us, the same within 0.02%, so the
-  calls stay (they need no tracing infrastructure); the probes time each
-  action of a shared IRQ apart, the calls all of them together, as
-  /proc/interrupts counts them.  Only x86's
+  tracepoints and softirq_raise: 2.35 us too, so the calls stay (they
+  need no tracing infrastructure).  On a shared line, calls around each
+  action's handler also give each action a histogram of its own (its
+  place in the IRQ's list names it); the probes time an IRQ from its
+  first action's entry to its last one's exit.  Only x86's
   local timer among the system vectors so far; arm64's per-CPU timer
   (handle_percpu_devid_irq()) is not hooked yet.
 - Mappings: a call next to perf_event_mmap() in __mmap_region() and a
