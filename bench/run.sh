@@ -61,15 +61,23 @@ if [ "${1-}" != --report ]; then
 	callgrind=$!
 
 	# bench_boot WHAT LOG TIMEOUT CMDLINE: one bench guest (QEMU_* from
-	# the environment), its bench: lines shown, its wall time said.
+	# the environment), its bench: lines shown, its wall time said; a
+	# kernel report in its console (an RCU stall, a warning) fails the
+	# run, as in make test.
 	bench_boot() {
-		local start=$(date +%s)
+		local start=$(date +%s) hits
 
 		QEMU_ACCEL=$accel bash qemu/boot.sh \
 			build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 			"$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
 			grep --line-buffered -a '^bench:'
 		echo "bench: $1 finished in $(( $(date +%s) - start )) s (wall)"
+		hits=$(grep -aEf tests/kernel-reports.ere "$top/out/$2" | head -n 5 || true)
+		if [ -n "$hits" ]; then
+			echo "bench: kernel reports in out/$2:" >&2
+			echo "$hits" >&2
+			exit 1
+		fi
 	}
 
 	echo "bench: guest with ${accel:-TCG $timing}, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
