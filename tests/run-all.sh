@@ -135,7 +135,7 @@ scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
 		result fail "$2: no kernel boot messages in the console log (${1#$top/})"
 		return
 	fi
-	hits=$(grep -aE 'WARNING:|BUG:|Oops|Call Trace:|rcu: INFO:|self-detected stall|INFO: task .* blocked|segfault at|UBSAN:|possible recursive locking|possible circular locking|inconsistent lock state|INFO: lockdep|DEBUG_LOCKS_WARN_ON|KASAN:|suspicious RCU usage|sleeping function called from invalid context|list_add corruption|list_del corruption|Kernel panic' "$1" | head -n 5)
+	hits=$(grep -aEf "$top/tests/kernel-reports.ere" "$1" | head -n 5)
 	if [ -z "$hits" ]; then result ok "$2: no kernel report or user-space crash in the console"
 	else result fail "$2: reports in the console: $hits"; fi
 }
