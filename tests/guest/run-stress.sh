@@ -1,11 +1,11 @@
 #!/bin/sh
 # Debug kernel: the KUnit suites, sessions that start and stop at 10 kHz
-# while processes fork, exec and exit as fast as they can (and, recording
-# the scheduler, under a context-switch storm with CPU 1 going offline
-# and back), the kselftest
-# suite, the interrupt histograms through tracepoint probes, hostile input for the system calls and trinity with a session
-# running.  The host fails the run on any WARNING/BUG/lockdep/KASAN/RCU
-# report in the console.
+# while processes fork, exec and exit as fast as they can (and,
+# recording the scheduler, under a context-switch storm with CPU 1 going
+# offline and back), the kselftest suite, the interrupt histograms
+# through tracepoint probes, hostile input for the system calls and
+# trinity with a session running.  The host fails the run on any
+# WARNING/BUG/lockdep/KASAN/RCU report in the console.
 cd /tmp
 export PATH=/sleepy/bin:$PATH
 . /sleepy/guest/lib.sh

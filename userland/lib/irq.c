@@ -128,27 +128,34 @@ static bool is_blank(char c)
 }
 
 /*
- * The names at the end of @line, @len long: its last word, and the words
- * before it that end in a comma ("virtio0, virtio1": a shared line's
- * actions, as show_interrupts() joins them).  Sets *@start and returns
- * the end.
+ * The names /proc/interrupts gives IRQ @number, *@len long, or NULL: the
+ * last word of its line, and the words before it that end in a comma
+ * ("virtio0, virtio1": a shared line's actions, as show_interrupts()
+ * joins them).
  */
-static size_t action_names(const char *line, size_t len, size_t *start)
+static const char *irq_names(const struct sleepy_irqs *irqs, uint32_t number,
+			     size_t *len)
 {
-	size_t end = len, s;
+	const char *line;
+	size_t end, start;
+	char label[16];
 
+	snprintf(label, sizeof(label), "%u:", number);
+	line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &end);
+	if (!line)
+		return NULL;
 	while (end && is_blank(line[end - 1]))
 		end--;
-	s = end;
+	start = end;
 	for (;;) {
-		while (s && !is_blank(line[s - 1]))
-			s--;
-		if (s < 3 || line[s - 2] != ',')
+		while (start && !is_blank(line[start - 1]))
+			start--;
+		if (start < 3 || line[start - 2] != ',')
 			break;
-		s -= 2;
+		start -= 2;
 	}
-	*start = s;
-	return end;
+	*len = end - start;
+	return line + start;
 }
 
 /* Name @index of the comma-separated @names, @len long, into @buf. */
@@ -176,9 +183,8 @@ static bool list_item(const char *names, size_t len, uint32_t index,
 const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			    uint32_t number, char *buf, size_t size)
 {
-	char label[16];
-	const char *line;
-	size_t len, start, end;
+	const char *names;
+	size_t len;
 
 	if (number == SLEEPY_IRQ_OTHER) {
 		snprintf(buf, size, "[other]");
@@ -192,15 +198,10 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			snprintf(buf, size, "LOC");
 		else
 			snprintf(buf, size, "vector 0x%x", number);
+	} else if ((names = irq_names(irqs, number, &len))) {
+		snprintf(buf, size, "%.*s", (int)len, names);
 	} else {
-		snprintf(label, sizeof(label), "%u:", number);
-		line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &len);
-		if (line) {
-			end = action_names(line, len, &start);
-			snprintf(buf, size, "%.*s", (int)(end - start), line + start);
-		} else {
-			snprintf(buf, size, "irq %u", number);
-		}
+		snprintf(buf, size, "irq %u", number);
 	}
 	return buf;
 }
@@ -209,19 +210,14 @@ const char *sleepy_irq_total_name(const struct sleepy_irqs *irqs,
 				  const struct sleepy_irq_total *t,
 				  char *buf, size_t size)
 {
-	char label[16];
-	const char *line;
-	size_t len, start, end;
+	const char *names;
+	size_t len;
 
 	if (t->kind != SLEEPY_IRQ_ACTION || t->number == SLEEPY_IRQ_OTHER)
 		return sleepy_irq_name(irqs, t->kind, t->number, buf, size);
-	snprintf(label, sizeof(label), "%u:", t->number);
-	line = interrupts_line(irqs ? irqs->interrupts : NULL, label, &len);
-	if (line) {
-		end = action_names(line, len, &start);
-		if (list_item(line + start, end - start, t->action, buf, size))
-			return buf;
-	}
+	names = irq_names(irqs, t->number, &len);
+	if (names && list_item(names, len, t->action, buf, size))
+		return buf;
 	snprintf(buf, size, "irq %u action %u", t->number, t->action);
 	return buf;
 }

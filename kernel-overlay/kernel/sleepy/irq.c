@@ -12,20 +12,21 @@
  * (SLEEPY_IOC_IRQ_FLUSH), rather than a record per interrupt.
  *
  * Writers: each CPU updates only its own tables, from its interrupt
- * handlers (interrupts off) and its softirq handlers (interrupts on: the
- * update disables them, so a hard interrupt cannot nest into it).
+ * handlers (interrupts off) and its softirq handlers (interrupts on:
+ * the update disables them, so a hard interrupt cannot nest into it).
  * Softirqs do not nest on one CPU; hard interrupts do, when a handler
  * demultiplexes another IRQ, so their start times are a small stack.
  * Hard interrupts are timed per IRQ, over all its actions, the way
  * /proc/interrupts counts them; on a shared line each action's handler
- * has a histogram of its own too (its place in the IRQ's list names it),
- * so that a line's time can be told apart by device.  Readers: a flush, on each online CPU
- * in an IPI (interrupts off, so no handler of that CPU is halfway through
- * an update), and for a CPU that is offline (no handler runs there) from
- * the flushing CPU under cpus_read_lock(); the flush writes what the
- * slots hold and zeroes what it wrote.  The session stop, after the
- * hooks' static key is off and a grace period has passed, so no writer
- * runs any more.  The session lock keeps flushes and the stop apart.
+ * has a histogram of its own too (its place in the IRQ's list names
+ * it), so that a line's time can be told apart by device.  Readers: a
+ * flush, on each online CPU in an IPI (interrupts off, so no handler of
+ * that CPU is halfway through an update), and for a CPU that is offline
+ * (no handler runs there) from the flushing CPU under cpus_read_lock();
+ * the flush writes what the slots hold and zeroes what it wrote.  The
+ * session stop, after the hooks' static key is off and a grace period
+ * has passed, so no writer runs any more.  The session lock keeps
+ * flushes and the stop apart.
  *
  * The tables are open-addressed and fixed in size; an interrupt that
  * finds no room within a few slots of its own is counted in a catch-all
@@ -37,9 +38,10 @@
  * irq_handler_entry/exit, softirq_entry/exit/raise and x86's
  * local_timer_entry/exit instead, to compare the two.  Those see the
  * actions, not the IRQ: its time runs from its first action's entry to
- * its last action's exit.  Exits are registered before entries and unregistered after
- * them, and the stop forgets what every CPU was handling only once no
- * probe runs, so no entry is left without its exit.
+ * its last action's exit.  Exits are registered before entries and
+ * unregistered after them, and the stop forgets what every CPU was
+ * handling only once no probe runs, so no entry is left without its
+ * exit.
  */
 #include <linux/cpu.h>
 #include <linux/hash.h>

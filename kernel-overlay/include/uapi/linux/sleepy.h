@@ -365,9 +365,8 @@ enum sleepy_irq_kind {
 	SLEEPY_IRQ_SYSVEC	= 1,	/* handler time; number: the vector */
 	SLEEPY_IRQ_SOFTIRQ	= 2,	/* run time; number: the softirq */
 	SLEEPY_IRQ_SOFTIRQ_DELAY = 3,	/* from raise to run; the softirq */
-	SLEEPY_IRQ_ACTION	= 4,	/* one action of a shared IRQ: its
-					 * handler's time; number: the IRQ
-					 * (ABI version 6) */
+	/* One action of a shared IRQ: its handler; number: the IRQ (ABI 6) */
+	SLEEPY_IRQ_ACTION	= 4,
 	SLEEPY_IRQ_KINDS
 };
 
