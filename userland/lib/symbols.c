@@ -538,11 +538,73 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 	return sym;
 }
 
-/* The DWARF of @elf, or NULL (and @elf closed) if it has none. */
-static Dwarf *dwarf_or_close(Elf *elf, int fd)
+/* .debug_str, .debug_line_str, their .zdebug_ and .dwo variants */
+static bool is_dwarf_string_section(const char *name)
+{
+	size_t len;
+
+	if (!strncmp(name, ".zdebug_", 8))
+		name += 8;
+	else if (!strncmp(name, ".debug_", 7))
+		name += 7;
+	else
+		return false;
+	len = strlen(name);
+	if (len >= 4 && !strcmp(name + len - 4, ".dwo"))
+		len -= 4;
+	return (len == 3 && !strncmp(name, "str", 3)) ||
+	       (len == 8 && !strncmp(name, "line_str", 8));
+}
+
+/*
+ * libdw checks a string's offset against its section's size, then reads
+ * the string with strlen(): a string section that does not end with a NUL
+ * (a corrupt or hostile file) lets it read past the section.  Checked on
+ * the sections as libdw sees them, decompressed by dwarf_begin_elf().
+ * False if any is not a NUL-terminated buffer.
+ */
+static bool dwarf_strings_terminated(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(name = elf_strptr(elf, strndx, shdr.sh_name)) ||
+		    !is_dwarf_string_section(name))
+			continue;
+		data = elf_getdata(scn, NULL);
+		/* No bytes for a size (SHT_NOBITS) is no string section either. */
+		if (data && data->d_size &&
+		    (!data->d_buf ||
+		     ((const char *)data->d_buf)[data->d_size - 1]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The DWARF of @elf (@path), or NULL (and @elf closed) if it has none or
+ * none that libdw can read safely.
+ */
+static Dwarf *dwarf_or_close(struct sleepy_dsos *dsos, const char *path,
+			     Elf *elf, int fd)
 {
 	Dwarf *dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 
+	if (dwarf && !dwarf_strings_terminated(elf)) {
+		fprintf(dsos->warnings,
+			"sleepy-parse: %s: corrupt DWARF (a string section without its final NUL); no source lines from it\n",
+			path);
+		dwarf_end(dwarf);
+		dwarf = NULL;
+	}
 	if (elf && !dwarf) {
 		elf_end(elf);
 		close(fd);
@@ -564,10 +626,13 @@ static Dwarf *dwarf_of(struct sleepy_dsos *dsos, struct sleepy_dso *dso)
 	dso->dwarf_tried = true;
 	dso->dwarf_elf = open_elf(dso->path, &dso->dwarf_fd, &ehdr, error,
 				  sizeof(error));
-	dso->dwarf = dwarf_or_close(dso->dwarf_elf, dso->dwarf_fd);
+	dso->dwarf = dwarf_or_close(dsos, dso->path, dso->dwarf_elf,
+				    dso->dwarf_fd);
 	if (!dso->dwarf) {
 		dso->dwarf_elf = open_debug_file(dsos, dso, &dso->dwarf_fd);
-		dso->dwarf = dwarf_or_close(dso->dwarf_elf, dso->dwarf_fd);
+		/* Opened, it is dso->debug_path. */
+		dso->dwarf = dwarf_or_close(dsos, dso->debug_path,
+					    dso->dwarf_elf, dso->dwarf_fd);
 	}
 	return dso->dwarf;
 }
