@@ -7,6 +7,12 @@
  *	three quarters of the work) and tree_a -> tree_d (warm, a quarter);
  *	tree_c and tree_d run the same loop, so their shares are 3:1 on any
  *	CPU, emulated or not.
+ *   sleepy_calltree calls SECONDS: main -> calls_outer -> calls_inner,
+ *	which calls an empty function, calls_leaf, over and over: many
+ *	samples interrupt calls_leaf before it made its frame or after it
+ *	left it (under QEMU's TCG, interrupts are taken at the start of a
+ *	translated block, such as a function's first instruction), where
+ *	its frame pointer is still calls_inner's.
  *   sleepy_calltree read SECONDS: main -> zero_reader -> read(2) of 64K
  *	buffers: time in the kernel, under the user frames.
  */
@@ -62,6 +68,25 @@ NOINLINE void tree_a(long n)
 	__asm__ volatile("" ::: "memory");
 }
 
+NOINLINE void calls_leaf(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+NOINLINE void calls_inner(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		calls_leaf();
+}
+
+NOINLINE void calls_outer(long n)
+{
+	calls_inner(n);
+	__asm__ volatile("" ::: "memory");
+}
+
 NOINLINE void zero_reader(int fd)
 {
 	static char buf[1 << 16];
@@ -77,14 +102,20 @@ int main(int argc, char **argv)
 	double end;
 	int fd;
 
-	if (argc != 3 || (strcmp(argv[1], "tree") && strcmp(argv[1], "read"))) {
-		fprintf(stderr, "usage: sleepy_calltree tree|read SECONDS\n");
+	if (argc != 3 || (strcmp(argv[1], "tree") && strcmp(argv[1], "calls") &&
+			  strcmp(argv[1], "read"))) {
+		fprintf(stderr, "usage: sleepy_calltree tree|calls|read SECONDS\n");
 		return 2;
 	}
 	end = now() + atof(argv[2]);
 	if (!strcmp(argv[1], "tree")) {
 		while (now() < end)
 			tree_a(100000);
+		return 0;
+	}
+	if (!strcmp(argv[1], "calls")) {
+		while (now() < end)
+			calls_outer(100000);
 		return 0;
 	}
 	fd = open("/dev/zero", O_RDONLY);

@@ -13,9 +13,16 @@
  * interrupted registers.  The user stack is walked by frame pointers with
  * copy_from_user_nofault(): page faults are off in interrupt context, so a
  * frame not in memory ends the walk, as does a frame pointer that does not
- * lead up the stack (code built without frame pointers).  Either end, and
- * a stack deeper than the session's max_stack, is flagged in the record:
- * a stack is never shortened silently.
+ * lead up the stack (code built without frame pointers) or a return
+ * address that is no user address (a frame pointer register that held
+ * data, as in libc's start-up code).  Each end, and a stack deeper than
+ * the session's max_stack, is flagged in the record: a stack is never
+ * shortened silently.
+ *
+ * A function interrupted at its first instruction or at its ret has not
+ * made (or has already left) its frame: the frame pointer is still its
+ * caller's, and the walk alone would skip the caller.  Its return address
+ * is then read at the stack pointer, as the instructions at the IP tell.
  */
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
@@ -125,6 +132,83 @@ static bool sleepy_read_user_frame(unsigned long fp, bool compat,
 	return true;
 }
 
+/* A word of the user stack: 8 bytes, 4 in a 32-bit task. */
+static bool sleepy_read_user_word(unsigned long addr, bool compat,
+				  unsigned long *word)
+{
+	u32 word32;
+
+	if (!compat)
+		return !copy_from_user_nofault(word, (const void __user *)addr,
+					       sizeof(*word));
+	if (copy_from_user_nofault(&word32, (const void __user *)addr,
+				   sizeof(word32)))
+		return false;
+	*word = word32;
+	return true;
+}
+
+#define SLEEPY_PUSH_BP		0x55
+#define SLEEPY_RET		0xc3
+#define SLEEPY_RET_IMM16	0xc2
+#define SLEEPY_REP_PREFIX	0xf3
+#define SLEEPY_REX_W		0x48
+
+/* endbr64 or, in a 32-bit task, endbr32 */
+static bool sleepy_is_endbr(const u8 *insn, bool compat)
+{
+	return insn[0] == 0xf3 && insn[1] == 0x0f && insn[2] == 0x1e &&
+	       insn[3] == (compat ? 0xfb : 0xfa);
+}
+
+/* mov %rsp,%rbp (mov %esp,%ebp in a 32-bit task), in either encoding */
+static bool sleepy_is_mov_sp_bp(const u8 *insn, bool compat)
+{
+	if (!compat && *insn++ != SLEEPY_REX_W)
+		return false;
+	return (insn[0] == 0x89 && insn[1] == 0xe5) ||
+	       (insn[0] == 0x8b && insn[1] == 0xec);
+}
+
+/*
+ * Where the interrupted function's return address is while its frame
+ * pointer is still its caller's: at the stack pointer on its first
+ * instruction (push %rbp, after an endbr or not) and on a ret; one word
+ * above it between push %rbp and mov %rsp,%rbp, where the word at the
+ * stack pointer is the frame pointer just pushed.  0 when the frame
+ * pointer is the function's own, or the code is not recognised.
+ */
+static unsigned long sleepy_leaf_return_slot(struct pt_regs *regs,
+					     bool compat)
+{
+	unsigned long sp = user_stack_pointer(regs), pushed_fp;
+	u8 insn[5];
+
+	if (copy_from_user_nofault(insn,
+				   (const void __user *)instruction_pointer(regs),
+				   sizeof(insn)))
+		return 0;
+	if (insn[0] == SLEEPY_PUSH_BP ||
+	    (sleepy_is_endbr(insn, compat) && insn[4] == SLEEPY_PUSH_BP) ||
+	    insn[0] == SLEEPY_RET || insn[0] == SLEEPY_RET_IMM16 ||
+	    (insn[0] == SLEEPY_REP_PREFIX && insn[1] == SLEEPY_RET))
+		return sp;
+	if (sleepy_is_mov_sp_bp(insn, compat) &&
+	    sleepy_read_user_word(sp, compat, &pushed_fp) &&
+	    pushed_fp == frame_pointer(regs))
+		return sp + (compat ? sizeof(u32) : sizeof(unsigned long));
+	return 0;
+}
+
+/*
+ * A return address the walk may keep: a user address past the first page.
+ * Anything else came from a frame pointer register that held data.
+ */
+static bool sleepy_user_return_plausible(unsigned long ip)
+{
+	return ip >= PAGE_SIZE && ip < TASK_SIZE;
+}
+
 /*
  * Frame pointers from @regs outwards.  The outermost frame (_start, a new
  * thread's) has a zero frame pointer or return address; every other frame
@@ -138,25 +222,41 @@ static unsigned int sleepy_user_stack(struct pt_regs *regs, u64 *ips,
 				     sizeof(struct sleepy_user_frame);
 	unsigned long fp = frame_pointer(regs);
 	unsigned long lowest = user_stack_pointer(regs);
+	unsigned long leaf_slot = sleepy_leaf_return_slot(regs, compat);
 	unsigned int n = 0;
 
 	ips[n++] = instruction_pointer(regs);
-	while (fp) {
+	while (fp || leaf_slot) {
 		struct sleepy_user_frame frame;
 
 		if (n == max_stack) {
 			*flags |= SLEEPY_CALLCHAIN_USER_CUT;
 			break;
 		}
-		if (fp < lowest || !IS_ALIGNED(fp, frame_size / 2) ||
-		    !sleepy_read_user_frame(fp, compat, &frame)) {
+		if (leaf_slot) {
+			/* The leaf's own return address; @fp is its caller's. */
+			frame.next_fp = fp;
+			if (!sleepy_read_user_word(leaf_slot, compat,
+						   &frame.return_ip)) {
+				*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
+				break;
+			}
+			lowest = leaf_slot + frame_size / 2;
+			leaf_slot = 0;
+		} else if (fp < lowest || !IS_ALIGNED(fp, frame_size / 2) ||
+			   !sleepy_read_user_frame(fp, compat, &frame)) {
 			*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
 			break;
+		} else {
+			lowest = fp + frame_size;
 		}
 		if (!frame.return_ip)
 			break;
+		if (!sleepy_user_return_plausible(frame.return_ip)) {
+			*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
+			break;
+		}
 		ips[n++] = frame.return_ip;
-		lowest = fp + frame_size;
 		fp = frame.next_fp;
 	}
 	return n;

@@ -209,10 +209,11 @@ struct sleepy_sample {
 #define SLEEPY_CALLCHAIN_KERNEL_CUT	(1U << 0) /* deeper than max_stack */
 #define SLEEPY_CALLCHAIN_USER_CUT	(1U << 1) /* deeper than max_stack */
 /*
- * The user walk stopped at a frame it could not read (not in memory) or
- * whose frame pointer did not lead up the stack (code built without frame
- * pointers, as most of a distribution's libraries are): the frames kept are
- * right, the outer ones are missing.
+ * The user walk stopped at a frame it could not read (not in memory), whose
+ * frame pointer did not lead up the stack or whose return address was no
+ * user address (code built without frame pointers, as most of a
+ * distribution's libraries are): the frames kept are right, the outer ones
+ * are missing.
  */
 #define SLEEPY_CALLCHAIN_USER_FAULT	(1U << 2)
 
