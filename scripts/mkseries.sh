@@ -17,15 +17,22 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$top
 # SERIES_JOBS: parallel compiles (make test runs one, beside a guest).
 jobs=${SERIES_JOBS:-$(nproc)}
-git_() { git -C "$tree" -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
+# gc.auto=0: the commits made here, about 80,000 files each run, would
+# start an automatic repack of the whole kernel tree beside the builds.
+git_() { git -C "$tree" -c gc.auto=0 -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
 
 # One commit per concern, in an order that builds at every step:
 # "subject|overlay paths|patch file|body".  A commit with a patch file and
 # no subject takes the patch's own message; one with a subject and a patch
-# file takes both changes under the subject.
+# file takes both changes under the subject.  The first adds every
+# Kconfig symbol, so each commit builds with the final .config and finds
+# in ccache what the normal kernel's build compiled, but for the files
+# whose headers a later commit changes (those that include syscalls.h).
+# A first commit without CONFIG_SLEEPY changed autoconf.h, which every
+# file includes: a cold run then preprocessed the whole kernel again.
 commits=(
-"|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
+"|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
 "sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/sched.c kernel/sleepy/irq.c kernel/sleepy/stack.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
@@ -279,7 +286,7 @@ Design choices a reviewer will ask about:
 - Syscall numbers 1000/1001: outside the range upstream assigns in order,
   so tools built against this series get ENOSYS on other kernels; to be
   replaced by the next free numbers on merge.
-- relay: patch 1 lets a channel live without files and orders relay's
+- relay: patch 2 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,

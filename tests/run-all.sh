@@ -35,19 +35,26 @@ result() {	# result ok|fail|skip NAME
 	esac
 }
 clock() { local s=$(( $(date +%s) - t0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
+# Each stage's time in the last run on this machine (build/ is kept), for
+# the progress lines; a new machine has none, and no estimate is given.
+last_times=$top/build/test-stage-times
+[ -f "$last_times" ] && cp "$last_times" "$logs/last-stage-times" || : > "$logs/last-stage-times"
 end_stage() {
 	[ -n "$stage_name" ] && stage_times+=("$(( $(date +%s) - stage_t0 )) s  $stage_name")
 	stage_name=
 }
-stage() {	# stage NAME [ESTIMATE]: the next part of the run, timed for the summary
+stage() {	# stage NAME: the next part of the run, timed for the summary
+	local last
 	end_stage
 	stage_name=$1 stage_t0=$(date +%s)
-	echo "== [$(clock)] $1${2:+ (usually $2)}"
+	last=$(awk -v n="$1" 'substr($0, index($0, "  ") + 2) == n { print $1 }' "$logs/last-stage-times")
+	echo "== [$(clock)] $1${last:+ (last run on this machine: $last s)}"
 }
 finish() {
 	end_stage
 	echo "== stage times (total $(clock)):"
 	printf '   %s\n' "${stage_times[@]}"
+	mkdir -p "$top/build" && printf '%s\n' "${stage_times[@]}" > "$last_times"
 	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" = 0 ]
 	exit $?
@@ -210,13 +217,13 @@ guest_finish() {
 	scan_kernel_reports "$logs/$label.log" "$label"
 }
 
-stage "dependencies and the kernel tree" "a minute; 3 when packages are missing"
+stage "dependencies and the kernel tree"
 step "install dependencies" "$logs/deps.log" "" bash scripts/deps.sh || finish
 step "prepare the kernel tree (Debian linux-source-6.12 + series)" "$logs/tree.log" "" \
 	bash scripts/prepare-kernel.sh || finish
 echo "# $(tail -n1 "$logs/tree.log")"
 
-stage "normal kernel, tools, initramfs" "5 minutes cold, 30 s warm"
+stage "normal kernel, tools, initramfs"
 step "build the kernel (CONFIG_WERROR: no compiler warning)" "$logs/kernel.log" \
 	"last_line $logs/kernel.log" build_kernel normal || finish
 sparse_check() {	# sparse and W=1 over every file of kernel/sleepy: no warning
@@ -236,13 +243,15 @@ step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.l
 step "build the userland tools and tests" "$logs/userland.log" "" make -s userland || finish
 step "build the initramfs" "$logs/initramfs.log" "" make -s initramfs || finish
 
-# The debug kernel builds (at nice 19) and its guest boots in the
-# background, on what the host tests and the series check leave of the
-# two cores: the guest takes one core for about 17 minutes (its kernel
-# build 95 s, then about 1000 s of guest at a0596c7, when the CPUs' timers
-# stopped serving their interrupts one after the other), the longest
-# single job of the run.  Everything else runs one job at a time beside it.
+# The debug kernel builds (at nice 19), then two guests boot on it in the
+# background, one host core each (run-stress.sh: "sessions", and "attack"
+# with the hostile system calls, about as long): the build and the longer
+# guest are the longest chain of the run, so the rest runs one job at a
+# time beside them, the normal guests beside the build, the series
+# check's one compile at a time beside the debug guests.
+debug_parts="sessions attack"
 debug_pipeline() {
+	local part
 	build_kernel debug 19 > "$logs/kernel-debug.log" 2>&1
 	echo $? > "$logs/kernel-debug.status"
 	[ "$(cat "$logs/kernel-debug.status")" = 0 ] || exit 1
@@ -252,18 +261,41 @@ debug_pipeline() {
 	# reads took up to 0.85 ms and it switched the guest to the emulated
 	# HPET (an MMIO exit per clock read), after which that run hung
 	# silently in the sched storm; QEMU's TSC follows the host's clock.
-	QEMU_MEM=2048 QEMU_EXTRA="$shared_irq_device" \
-		guest_boot debug stress build/kernel-debug/arch/x86/boot/bzImage 1800 \
-		"tsc=reliable"
-	echo $? > "$logs/debug.status"
+	# KUnit runs in the sessions guest only.
+	for part in $debug_parts; do
+		{
+			QEMU_MEM=2048 QEMU_EXTRA="$shared_irq_device" \
+				guest_boot "debug-$part" "stress-$part" \
+				build/kernel-debug/arch/x86/boot/bzImage 3600 \
+				"tsc=reliable$([ "$part" = attack ] && echo " kunit.enable=0")"
+			echo $? > "$logs/debug-$part.status"
+		} &
+	done
+	wait
 }
-rm -f "$logs/kernel-debug.status" "$logs/debug.status"
-guest_t0[debug]=$(date +%s) guest_timeout[debug]=1800
+for part in $debug_parts; do
+	rm -f "$logs/debug-$part.status"
+	guest_t0[debug-$part]=$(date +%s) guest_timeout[debug-$part]=3600
+done
+rm -f "$logs/kernel-debug.status"
 debug_pipeline > /dev/null 2>&1 &
-guest_pid[debug]=$!
-echo "   [$(clock)] debug kernel build and debug guest started in the background"
+debug_pid=$!
+echo "   [$(clock)] debug kernel build and debug guests started in the background"
 
-stage "host: unit tests and fuzzing" "2 minutes"
+stage "guests: normal, then -icount (beside the debug kernel's build)"
+# Timeouts: more than three times the run measured on a 2-core machine
+# beside the debug kernel's build (normal 160 s, icount 40 s), so that a
+# machine 2-3x slower passes; the run's deadline bounds them too.
+QEMU_EXTRA="$shared_irq_device" \
+	guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 600 ""
+guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
+	tools accuracy idle drain sched irq stacks abi-attack
+# 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
+QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
+	build/kernel-normal/arch/x86/boot/bzImage 180 "kunit.enable=0"
+guest_finish icount icount
+
+stage "host: unit tests and fuzzing"
 build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 tap_group host "$logs/host-unit.log" $?
 step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" "" \
@@ -279,34 +311,24 @@ tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
 python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
 tap_group "README figures in bench/results" "$logs/readme-figures.log" $?
 
-stage "host: the patch series" "5 minutes"
+stage "host: the patch series"
 SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
 tap_group series "$logs/series.log" $?
 
-stage "guests: normal, then -icount; the debug one (started before) ends" "4 minutes"
-# Timeouts: about twice the measured run (normal 103 s, icount 42 s,
-# debug about 1000 s beside the series check, on the 2-core machine).
-QEMU_EXTRA="$shared_irq_device" \
-	guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 240 ""
-guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
-	tools accuracy idle drain sched irq stacks abi-attack
-# 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
-QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
-	build/kernel-normal/arch/x86/boot/bzImage 120 "kunit.enable=0"
-guest_finish icount icount
-
-stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program" "2 minutes"
+stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program"
 bash tests/run/test-make-run.sh > "$logs/make-run.log" 2>&1
 tap_group "make run" "$logs/make-run.log" $?
 
-stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guest's results" \
-	"a few minutes more when its kernel needed a full build"
-watch_pid "${guest_pid[debug]}" "guest_progress debug"
-guest_status[debug]=$(guest_exit_status debug)
+stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guests' results"
+watch_pid "$debug_pid" "guest_progress debug-sessions"
 if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 	result ok "build the debug kernel ($(grep 'built in' "$logs/kernel-debug.log"))"
-	guest_finish debug kunit-sleepy_apps kunit-sleepy_buffer storm sched-storm kselftest idle \
-		drain irq-probes abi-attack trinity
+	for part in $debug_parts; do
+		guest_status[debug-$part]=$(guest_exit_status "debug-$part")
+	done
+	guest_finish debug-sessions kunit-sleepy_apps kunit-sleepy_buffer storm sched-storm \
+		kselftest idle drain irq-probes trinity
+	guest_finish debug-attack abi-attack
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"
 fi

@@ -24,9 +24,12 @@ results=${SLEEPY_RESULTS:-/tmp/results}
 # on the console as it runs; its exit status in $results/NAME.exit.
 group() {
 	group_name=$1; shift
+	read -r group_t0 _ < /proc/uptime
 	echo "== $group_name"
 	{ "$@" 2>&1; echo $? > "$results/$group_name.exit"; } |
 		tee "$results/$group_name.tap"
+	read -r group_t1 _ < /proc/uptime
+	echo "== $group_name took $(awk -v a="$group_t0" -v b="$group_t1" 'BEGIN { printf "%.0f", b - a }') s"
 }
 # The KUnit suites that ran at boot, one group each, from debugfs: the
 # suite's own plan and results, without the suite's indentation.

@@ -3,7 +3,8 @@
  * Workloads with known waits for the --sched tests (test-sched.sh), one
  * program named by the link it runs as, so that each is its own
  * application in the reports:
- *   sleeper COUNT MS       nanosleep MS ms, COUNT times
+ *   sleeper COUNT MS       nanosleep MS ms, COUNT times, then print the
+ *                          nanoseconds spent in them by its own clock
  *   writer COUNT MS        one byte to stdout every MS ms, COUNT times
  *   reader                 read stdin to its end; prints the bytes read
  *   hog CPU SECONDS        spin on CPU for SECONDS of wall-clock time, then
@@ -139,8 +140,14 @@ int main(int argc, char **argv)
 	ssize_t n;
 
 	if (!strcmp(name, "sleeper") && argc == 3) {
-		for (i = 0, count = number(argv[1]); i < count; i++)
+		double slept = 0, start;
+
+		for (i = 0, count = number(argv[1]); i < count; i++) {
+			start = now();
 			sleep_us(number(argv[2]) * 1000);
+			slept += now() - start;
+		}
+		printf("%.0f\n", slept * 1e9);
 		return 0;
 	}
 	if (!strcmp(name, "writer") && argc == 3) {

@@ -53,6 +53,7 @@ storm() {
 	pings() { while [ ! -e /tmp/stop-storm ]; do $bin/pingpong 2000; done; }
 	forks & f=$!
 	pings & p=$!
+	renice -n 19 -p $f $p >/dev/null	# as test-storm.sh's storm
 	failed=0 inconsistent=0 switches=0 dropped_total=0
 	i=0
 	while [ $i -lt $rounds ]; do
@@ -116,13 +117,17 @@ fi
 plan 17
 
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
-sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /dev/null
+# Each sleep lasts 10 ms and what the emulator adds before the task runs
+# again, which the sleeper measures itself: the off-CPU time must be at
+# least the 2 s asked for, and at most (and within 3% of) its own sum.
+sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /tmp/sleeper.out
+slept=$(grep -xE "[0-9]+" /tmp/sleeper.out)	# its line, beside the summary
 sleepy-parse --format json /tmp/sleeper.data > /tmp/sleeper.json
 r=$(row /tmp/sleeper.json offcpu '"app": "sleeper#1"' '"reason": "sleep"')
 echo "# sleeper: $r"
 total=$(field "$r" total_ns)
-check "sleeper: off-CPU time at its sleep site ${total:-?} ns, within 5% of 2 s (no less)" \
-	between "$total" 2000000000 2100000000
+check "sleeper: off-CPU time at its sleep site ${total:-?} ns, at least 2 s, within 3% of the ${slept:-?} ns its own clock saw and no more" \
+	awk -v t="${total:-0}" -v s="${slept:-0}" 'BEGIN { exit !(t >= 2e9 && t <= s && t >= 0.97 * s) }'
 check "sleeper: $(field "$r" count) off-CPU intervals there for 200 sleeps" \
 	between "$(field "$r" count)" 200 201
 w=$(row /tmp/sleeper.json wakeups '"wakee": "sleeper#1"')
@@ -138,8 +143,8 @@ sleepy-parse --folded offcpu /tmp/sleeper.data > /tmp/sleeper.folded
 status=$?
 folded=$(grep '^sleeper#1;\[sleep\];' /tmp/sleeper.folded | head -n1)
 echo "# folded: $folded"
-check "sleeper: --folded offcpu puts ${folded##* } ns on its sleep site, within 5% of 2 s and as in the report" \
-	eval 'between "${folded##* }" 1900000000 2100000000 && [ "${folded##* }" = "$total" ]'
+check "sleeper: --folded offcpu puts ${folded##* } ns on its sleep site, as in the report" \
+	eval '[ -n "$total" ] && [ "${folded##* }" = "$total" ]'
 lines=$(wc -l < /tmp/sleeper.folded)
 bad=$(grep -cvE '^[^ ]+( [^ ]+)* [0-9]+$' /tmp/sleeper.folded)
 check "sleeper: --folded offcpu exits $status with $lines lines, $bad of them not FRAMES WEIGHT" \

@@ -14,8 +14,13 @@ storm() {
 	done
 }
 rm -f /tmp/stop-storm /tmp/stress.err
+# The storm takes whatever CPU time the sessions leave (nice 19): it
+# still forks and execs on one CPU while a start or stop runs on the
+# other, and the tools no longer wait behind it (27 s a round at nice 0
+# on the debug kernel, for 1 s of session).
 storm & s1=$!
 storm & s2=$!
+renice -n 19 -p $s1 $s2 >/dev/null
 failed=0
 i=0
 while [ $i -lt $rounds ]; do

@@ -105,10 +105,14 @@ check "-p: samples of that pid only ($(wc -l < /tmp/p.rows) rows, $others of oth
 	[ -s /tmp/p.rows -a "$others" = 0 ]
 
 # --follow: children forked after the start are sampled too; without it
-# they are not.  The parent sleeps, then runs loop in a child.
+# they are not.  The parent waits for the session, then runs loop in a
+# child.
 follow_rows() {	# follow_rows [--follow]: loop's rows in the recording
-	sh -c 'sleep 1; /sleepy/bench/loop 30000000 >/dev/null; true' & parent=$!
+	rm -f /tmp/follow-go
+	sh -c 'until [ -e /tmp/follow-go ]; do usleep 10000; done
+		/sleepy/bench/loop 30000000 >/dev/null; true' & parent=$!
 	sleepy-start -F 1000 -p $parent "$@" -o /tmp/f.data >/dev/null
+	touch /tmp/follow-go
 	wait $parent
 	sleepy-stop >/dev/null
 	rows /tmp/f.data | grep -c '^loop#'
