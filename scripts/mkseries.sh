@@ -1,14 +1,27 @@
 #!/bin/bash
 # make series: exports kernel-overlay/ + patches/ as a git format-patch
 # series with a cover letter, on top of the pristine Debian source, into
-# out/series.  With --check, also builds the kernel after every patch and
-# runs checkpatch --strict on each, printing "ok - ..." lines.
+# out/series, authored and signed off by whoever runs it (git config
+# user.name and user.email of this repository).  With --check (make test),
+# also builds the kernel after every patch and runs checkpatch --strict on
+# each, printing "ok - ..." lines; that series stays in build/series/check,
+# under a throwaway identity where none is configured.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 check=${1:-}
 work=$top/build/series
 tree=$work/linux
 out=$top/out/series
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+if [ "$check" = --check ]; then
+	out=$work/check
+	[ -n "$name" ] && [ -n "$email" ] ||
+		name="sleepy series check" email="series-check@sleepy.invalid"
+elif [ -z "$name" ] || [ -z "$email" ]; then
+	echo "mkseries: set git config user.name and user.email: the patches are signed off by whoever exports them" >&2
+	exit 1
+fi
 tarball=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # The per-commit builds sit at the same relative place as the main build
@@ -19,7 +32,7 @@ export CCACHE_BASEDIR=$top
 jobs=${SERIES_JOBS:-$(nproc)}
 # gc.auto=0: the commits made here, about 80,000 files each run, would
 # start an automatic repack of the whole kernel tree beside the builds.
-git_() { git -C "$tree" -c gc.auto=0 -c user.name="sleepy developers" -c user.email="sleepy@localhost" "$@"; }
+git_() { git -C "$tree" -c gc.auto=0 -c user.name="$name" -c user.email="$email" "$@"; }
 
 # One commit per concern, in an order that builds at every step:
 # "subject|overlay paths|patch file|body".  A commit with a patch file and
@@ -177,8 +190,14 @@ for entry in "${commits[@]}"; do
 		[ -n "$subject" ] || sed '/^---$/,$d' "$top/patches/$patch" > "$msg"
 	fi
 	if [ -n "$subject" ]; then
-		printf '%s\n\n%s\n\nSigned-off-by: sleepy developers <sleepy@localhost>\n' \
-			"$subject" "${bodies[$body]}" > "$msg"
+		printf '%s\n\n%s\n' "$subject" "${bodies[$body]}" > "$msg"
+	fi
+	printf '\nSigned-off-by: %s <%s>\n' "$name" "$email" >> "$msg"
+	# Its maintainer is whoever sends the series.
+	if [ -n "$patch" ] && grep -q '^+SLEEPY SAMPLING PROFILER$' "$top/patches/$patch"; then
+		awk -v m="M:	$name <$email>" '{ print } $0 == "SLEEPY SAMPLING PROFILER" { print m }' \
+			"$tree/MAINTAINERS" > "$tree/MAINTAINERS.new"
+		mv "$tree/MAINTAINERS.new" "$tree/MAINTAINERS"
 	fi
 	git_ add -A -f
 	git_ commit -q -F "$msg"
