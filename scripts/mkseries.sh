@@ -132,8 +132,10 @@ session; a stack cut at that depth, or a user walk that reached a frame
 it could not read or follow, is flagged in the record.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
-perf_allow_kernel() plus kptr_restrict for kernel IPs); callers in a
-child pid namespace are refused because records carry global pids.
+perf_allow_kernel() plus kptr_restrict for kernel IPs), and for
+tracepoints (perf_allow_tracepoint()) to record switches, wakeups and
+interrupt times; callers in a child pid namespace are refused because
+records carry global pids.
 kernel.sleepy_max_frequency bounds the rate as perf_event_max_sample_rate
 does, and kernel.sleepy_abi_version tells tools whether the kernel
 speaks their ABI before they call it."
@@ -300,8 +302,10 @@ Design choices a reviewer will ask about:
   killed tool) stops sampling and frees the buffers.
 - CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
   timers; start and stop hold cpus_read_lock().
-- Permissions: perf's model for CPU-wide events, kptr_restrict for kernel
-  IPs, refused in child pid namespaces (records carry global pids).
+- Permissions: perf's model for CPU-wide events, for tracepoints where
+  sleepy records what the scheduler's and the interrupts' tracepoints
+  would tell, kptr_restrict for kernel IPs, refused in child pid
+  namespaces (records carry global pids).
 - Syscall numbers 1000/1001: outside the range upstream assigns in order,
   so tools built against this series get ENOSYS on other kernels; to be
   replaced by the next free numbers on merge.

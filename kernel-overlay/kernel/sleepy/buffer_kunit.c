@@ -163,7 +163,9 @@ static void sleepy_test_nested(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 1 << 20));
 	sleepy_test_nested_buffer = &buffer;
 	sleepy_test_nested_fired = 0;
-	hrtimer_init(&timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	/* On the stack: debugobjects must know it as such. */
+	hrtimer_init_on_stack(&timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	timer.function = sleepy_test_nested_fn;
 
 	cpu = get_cpu();
@@ -182,6 +184,7 @@ static void sleepy_test_nested(struct kunit *test)
 						      sizeof(exit_rec));
 	put_cpu();
 	hrtimer_cancel(&timer);
+	destroy_hrtimer_on_stack(&timer);
 
 	KUNIT_EXPECT_GT(test, sleepy_test_nested_fired, 0U);
 	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);

@@ -31,8 +31,10 @@
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and
- * the LSM hook perf uses); kernel IPs need what perf_allow_kernel() asks
- * and kallsyms_show_value() (kptr_restrict).  sleepy_stop() asks the same
+ * the LSM hook perf uses); switches, wakeups and interrupt times what it
+ * needs for tracepoints (perf_allow_tracepoint(): CAP_PERFMON, or the
+ * paranoid level at -1); kernel IPs what perf_allow_kernel() asks and
+ * kallsyms_show_value() (kptr_restrict).  sleepy_stop() asks the same
  * as a start without kernel IPs.  Records carry global
  * pids and the names of every process, so a caller in a child pid
  * namespace is refused.  Frequencies are bounded by the sysctl
@@ -107,8 +109,10 @@ static int sleepy_check_attr(const struct sleepy_attr *attr)
 }
 
 /*
- * What perf asks of a CPU-wide sampling event with the same reach; and
- * the caller must see every pid the records carry.
+ * What perf asks of a CPU-wide sampling event with the same reach, and of
+ * the scheduler's and the interrupts' tracepoints for what they would
+ * tell (which task ran, woke or was interrupted, when); and the caller
+ * must see every pid the records carry.
  */
 static int sleepy_check_permission(const struct sleepy_attr *attr)
 {
@@ -117,8 +121,15 @@ static int sleepy_check_permission(const struct sleepy_attr *attr)
 	if (task_active_pid_ns(current) != &init_pid_ns)
 		return -EPERM;
 	err = perf_allow_cpu();
-	if (err || !attr || !(attr->flags & SLEEPY_FLAG_KERNEL))
+	if (err || !attr)
 		return err;
+	if (attr->flags & (SLEEPY_FLAG_SCHED | SLEEPY_FLAG_IRQ)) {
+		err = perf_allow_tracepoint();
+		if (err)
+			return err;
+	}
+	if (!(attr->flags & SLEEPY_FLAG_KERNEL))
+		return 0;
 	err = perf_allow_kernel();
 	if (err)
 		return err;
@@ -321,11 +332,24 @@ static long sleepy_session_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
+#ifdef CONFIG_COMPAT
+/* SLEEPY_IOC_CPU_BUFFER and _IRQ_FLUSH take a number, not a pointer. */
+static long sleepy_session_compat_ioctl(struct file *file, unsigned int cmd,
+					unsigned long arg)
+{
+	if (cmd == SLEEPY_IOC_CPU_BUFFER || cmd == SLEEPY_IOC_IRQ_FLUSH)
+		return sleepy_session_ioctl(file, cmd, arg);
+	return compat_ptr_ioctl(file, cmd, arg);
+}
+#endif
+
 static const struct file_operations sleepy_session_fops = {
 	.owner		= THIS_MODULE,
 	.release	= sleepy_session_release,
 	.unlocked_ioctl	= sleepy_session_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl	= sleepy_session_compat_ioctl,
+#endif
 };
 
 /*

@@ -1736,6 +1736,53 @@ TEST_F(sleepy, kernel_ips_follow_kptr_restrict)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
+#define PERF_PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+/*
+ * Switches, wakeups and interrupt times are what perf's tracepoints give:
+ * at perf_event_paranoid 0 a caller without CAP_PERFMON may sample every
+ * CPU, but gets EPERM for SLEEPY_FLAG_SCHED or SLEEPY_FLAG_IRQ, as
+ * perf_event_open() gives for a tracepoint.
+ */
+TEST_F(sleepy, sched_and_irq_need_tracepoint_permission)
+{
+	char old[16];
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, read_file(PERF_PARANOID, old, sizeof(old)));
+	ASSERT_EQ(0, write_file(PERF_PARANOID, "0"));
+	pid = fork();
+	if (!pid) {
+		struct sleepy_attr attr = self->attr;
+		long fd;
+
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		attr.flags = SLEEPY_FLAG_SCHED;
+		if (sys_start(&attr, 0) != -1 || errno != EPERM)
+			_exit(11);
+		attr.flags = SLEEPY_FLAG_IRQ;
+		if (sys_start(&attr, 0) != -1 || errno != EPERM)
+			_exit(12);
+		attr.flags = 0;
+		fd = sys_start(&attr, 0);
+		if (fd < 0)
+			_exit(13);
+		if (sys_stop(0))
+			_exit(14);
+		close(fd);
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, write_file(PERF_PARANOID, old));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("step %d failed (11 sched, 12 irq: EPERM expected; 13, 14: plain sampling)",
+		       WEXITSTATUS(status));
+}
+
 #define MAX_FREQUENCY "/proc/sys/kernel/sleepy_max_frequency"
 
 /* kernel.sleepy_max_frequency bounds the rate, as perf's sysctl does. */
