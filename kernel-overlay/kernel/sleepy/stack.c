@@ -243,11 +243,12 @@ static unsigned int sleepy_user_stack(struct pt_regs *regs, u64 *ips,
 			}
 			lowest = leaf_slot + frame_size / 2;
 			leaf_slot = 0;
-		} else if (fp < lowest || !IS_ALIGNED(fp, frame_size / 2) ||
-			   !sleepy_read_user_frame(fp, compat, &frame)) {
-			*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
-			break;
 		} else {
+			if (fp < lowest || !IS_ALIGNED(fp, frame_size / 2) ||
+			    !sleepy_read_user_frame(fp, compat, &frame)) {
+				*flags |= SLEEPY_CALLCHAIN_USER_FAULT;
+				break;
+			}
 			lowest = fp + frame_size;
 		}
 		if (!frame.return_ip)
