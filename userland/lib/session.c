@@ -484,6 +484,30 @@ static int drainer_open(struct drainer *d, const char *output,
 	return open_buffers(d);
 }
 
+/*
+ * Until the kernel's start walk has announced the processes that ran
+ * before the session, at the drainer's pace, and sampling began: what the
+ * caller runs next is profiled from its first instruction.
+ */
+static int wait_for_sampling(int session, pid_t drainer)
+{
+	struct sleepy_session_info info;
+
+	for (;;) {
+		if (ioctl(session, SLEEPY_IOC_SESSION_INFO, &info)) {
+			perror("sleepy-start: session info");
+			return -1;
+		}
+		if (info.sampling)
+			return 0;
+		if (waitpid(drainer, NULL, WNOHANG)) {
+			fprintf(stderr, "sleepy-start: the drainer ended before sampling began\n");
+			return -1;
+		}
+		usleep(1000);
+	}
+}
+
 pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 			   unsigned int irq_interval_ms)
 {
@@ -540,15 +564,17 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
-	/* The drainer holds the session now; ours would keep it alive. */
-	close(d.session);
-	if (read(ready[0], &byte, 1) != 1) {
+	if (read(ready[0], &byte, 1) != 1 || wait_for_sampling(d.session, pid)) {
 		close(ready[0]);
+		close(d.session);
+		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
 		unlink(output);
 		return -1;
 	}
 	close(ready[0]);
+	/* The drainer holds the session now; ours would keep it alive. */
+	close(d.session);
 	return pid;
 stop:
 	close(d.session);	/* ends the session */

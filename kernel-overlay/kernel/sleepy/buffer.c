@@ -24,9 +24,15 @@
  * smp_rmb() after it reads subbufs_produced (patched into relay.c), and a
  * reader of a partly filled sub-buffer must load committed with acquire.
  *
+ * Ordering back: the reader's relay_subbufs_consumed() stores the count
+ * with release once it read a sub-buffer (patched into relay.c), and the
+ * writer loads it with acquire before it reuses one.
+ *
  * Full buffers discard: a writer that would catch up with the reader drops
  * the record instead; the loss is counted per CPU and reported in-stream by
- * a SLEEPY_REC_LOST record as soon as one fits again.
+ * a SLEEPY_REC_LOST record as soon as one fits again.  A writer that can
+ * wait (the start walk) or try again later (the interrupt histograms'
+ * flush) uses sleepy_buffer_try_write(), which loses nothing.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -158,8 +164,26 @@ void sleepy_buffer_flush(struct sleepy_buffer *buffer)
  */
 static bool sleepy_buffer_may_switch(struct rchan_buf *buf)
 {
-	return buf->subbufs_produced - buf->subbufs_consumed <
+	/* Pairs with the release in relay_subbufs_consumed(). */
+	return buf->subbufs_produced - smp_load_acquire(&buf->subbufs_consumed) <
 	       buf->chan->n_subbufs - 2;
+}
+
+/**
+ * sleepy_buffer_has_room - whether @cpu's buffer has a free sub-buffer
+ * @buffer: the session's buffer
+ * @cpu: a possible CPU
+ *
+ * A hint for a writer that can move to another CPU: the answer may be
+ * out of date by the time it writes there.
+ */
+bool sleepy_buffer_has_room(struct sleepy_buffer *buffer, unsigned int cpu)
+{
+	struct rchan_buf *buf = *per_cpu_ptr(buffer->chan->buf, cpu);
+
+	return buf && READ_ONCE(buf->subbufs_produced) -
+		      READ_ONCE(buf->subbufs_consumed) <
+		      buf->chan->n_subbufs - 2;
 }
 
 /* Copies one record into this CPU's buffer; interrupts are off. */
@@ -190,18 +214,9 @@ static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
 	return true;
 }
 
-/**
- * sleepy_buffer_write - append one record to this CPU's buffer
- * @buffer: the session's buffer
- * @record: record starting with struct sleepy_record_header
- * @type: the record's type, stored in its header
- * @size: the record's size, stored in its header
- *
- * Any context.  Returns false if the record did not fit; the loss is then
- * counted and reported before the next record that fits.
- */
-bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
-			 enum sleepy_record_type type, size_t size)
+static bool sleepy_buffer_append(struct sleepy_buffer *buffer, void *record,
+				 enum sleepy_record_type type, size_t size,
+				 bool count_loss)
 {
 	struct sleepy_record_header *header = record;
 	struct sleepy_buffer_stats *stats;
@@ -238,7 +253,7 @@ bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 	header->cpu = smp_processor_id();
 	written = !stats->lost_pending && sleepy_buffer_put(buf, record, size);
 count:
-	if (!written) {
+	if (!written && count_loss) {
 		u64_stats_inc(&stats->dropped);
 		stats->lost_pending++;
 	} else if (type == SLEEPY_REC_SAMPLE) {
@@ -250,6 +265,38 @@ count:
 	u64_stats_update_end(&stats->syncp);
 	local_irq_restore(flags);
 	return written;
+}
+
+/**
+ * sleepy_buffer_write - append one record to this CPU's buffer
+ * @buffer: the session's buffer
+ * @record: record starting with struct sleepy_record_header
+ * @type: the record's type, stored in its header
+ * @size: the record's size, stored in its header
+ *
+ * Any context.  Returns false if the record did not fit; the loss is then
+ * counted and reported before the next record that fits.
+ */
+bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
+			 enum sleepy_record_type type, size_t size)
+{
+	return sleepy_buffer_append(buffer, record, type, size, true);
+}
+
+/**
+ * sleepy_buffer_try_write - append one record, if it fits, to this CPU's buffer
+ * @buffer: the session's buffer
+ * @record: record starting with struct sleepy_record_header
+ * @type: the record's type, stored in its header
+ * @size: the record's size, stored in its header
+ *
+ * As sleepy_buffer_write(), but a record that does not fit is no loss:
+ * the caller keeps it and writes it again later.
+ */
+bool sleepy_buffer_try_write(struct sleepy_buffer *buffer, void *record,
+			     enum sleepy_record_type type, size_t size)
+{
+	return sleepy_buffer_append(buffer, record, type, size, false);
 }
 
 /* A sampling interrupt found this CPU idle; hard-irq context. */

@@ -597,11 +597,28 @@ void sleepy_irq_reset(void)
 }
 
 /* One CPU's tables going into the stream, with the time they end at. */
+/*
+ * @final: the stop's write, after which the slots are gone: a record
+ * without room is a loss, counted as such; before it, a slot without room
+ * keeps its counts for the next flush, and nothing is lost.
+ */
 struct sleepy_irq_flush {
 	struct sleepy_session *session;
 	unsigned int cpu;
 	u64 time_ns;
+	bool final;
 };
+
+static bool sleepy_irq_write_record(const struct sleepy_irq_flush *flush,
+				    void *rec, enum sleepy_record_type type,
+				    size_t size)
+{
+	if (flush->final)
+		return sleepy_buffer_write(&flush->session->buffer, rec, type,
+					   size);
+	return sleepy_buffer_try_write(&flush->session->buffer, rec, type,
+				       size);
+}
 
 /*
  * Writes a slot that counted something and zeroes it, keeping its key; a
@@ -623,8 +640,8 @@ static void sleepy_irq_write_hist(const struct sleepy_irq_flush *flush,
 	if (!slot->count)
 		return;
 	memcpy(rec.log2_ns, slot->log2_ns, sizeof(rec.log2_ns));
-	if (!sleepy_buffer_write(&flush->session->buffer, &rec,
-				 SLEEPY_REC_IRQ_HIST, sizeof(rec)))
+	if (!sleepy_irq_write_record(flush, &rec, SLEEPY_REC_IRQ_HIST,
+				     sizeof(rec)))
 		return;
 	slot->count = 0;
 	slot->total_ns = 0;
@@ -646,8 +663,8 @@ static void sleepy_irq_write_app(const struct sleepy_irq_flush *flush,
 
 	if (!slot->count)
 		return;
-	if (!sleepy_buffer_write(&flush->session->buffer, &rec,
-				 SLEEPY_REC_IRQ_APP, sizeof(rec)))
+	if (!sleepy_irq_write_record(flush, &rec, SLEEPY_REC_IRQ_APP,
+				     sizeof(rec)))
 		return;
 	slot->count = 0;
 	slot->total_ns = 0;
@@ -715,6 +732,7 @@ void sleepy_irq_write(struct sleepy_session *session, u64 time_ns)
 	struct sleepy_irq_flush flush = {
 		.session = session,
 		.time_ns = time_ns,
+		.final = true,
 	};
 
 	if (!session->irq)

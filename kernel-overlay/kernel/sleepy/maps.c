@@ -7,12 +7,13 @@
  * Writers, all in process context and none on the sampling path: the mmap
  * and mprotect hooks (a mapping made executable is new to the tools), in
  * the mapping task with its mm's mmap_lock held for writing, into that
- * CPU's buffer; and at the session start, one walk per online CPU (a
- * kworker bound to it) over its share of the processes, each mm read under
- * its mmap_lock.  The path (d_path()) and the build-id (only from pages in
- * memory, as perf reads it: no fault under mmap_lock) are read before the
- * RCU section that finds the session, so the allocation they need may
- * sleep; the record is then copied like any other.
+ * CPU's buffer; and the start walk (walk.c), which writes each existing
+ * process's mappings at the pace of the reader, its mm read-locked.  The
+ * hook asks whether a session wants the mapping before it reads anything;
+ * the path (d_path()) and the build-id (only from pages in memory, as
+ * perf reads it: no fault under mmap_lock) are read outside the RCU
+ * section that finds the session, so the allocation they need may sleep;
+ * the record is then copied like any other.
  *
  * An exec maps the new image before the exec hook announces it, so those
  * mappings are flagged SLEEPY_MMAP_EXEC and carry no appid: they belong to
@@ -20,7 +21,6 @@
  * selected processes' mappings are written.
  */
 #include <linux/buildid.h>
-#include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -32,18 +32,6 @@
 #include <linux/sleepy.h>
 
 #include "sleepy.h"
-
-/* A record with room for the longest path it carries. */
-struct sleepy_mmap_record {
-	struct sleepy_mmap rec;
-	char path[SLEEPY_MMAP_PATH_MAX];
-};
-
-/* What a record needs besides itself: d_path()'s buffer. */
-struct sleepy_mmap_scratch {
-	struct sleepy_mmap_record record;
-	char path[PATH_MAX];
-};
 
 static bool sleepy_mmap_wanted(const struct vm_area_struct *vma)
 {
@@ -82,15 +70,54 @@ static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
 	return ALIGN(sizeof(*rec) + len + 1, 8);
 }
 
+/*
+ * Whether the mapping current makes goes into @session's stream, and as
+ * whose: *@appid and *@flags for its record.  Under RCU.
+ */
+static bool sleepy_mmap_owner(struct sleepy_session *session, u32 *appid,
+			      u32 *flags)
+{
+	*appid = sleepy_apps_lookup(session->apps, current->tgid);
+	*flags = 0;
+	if (current->in_execve) {
+		/* Announced at the end of the exec if selected then. */
+		if (session->filter && *appid == SLEEPY_APPID_UNKNOWN &&
+		    task_tgid(current) != session->filter)
+			return false;
+		*flags = SLEEPY_MMAP_EXEC;
+		*appid = SLEEPY_APPID_UNKNOWN;
+		return true;
+	}
+	return !session->filter || *appid != SLEEPY_APPID_UNKNOWN;
+}
+
+static bool sleepy_mmap_session_wants(void)
+{
+	struct sleepy_session *session;
+	u32 appid, flags;
+	bool wanted;
+
+	rcu_read_lock();
+	session = rcu_dereference(sleepy_live);
+	wanted = session && sleepy_mmap_owner(session, &appid, &flags);
+	rcu_read_unlock();
+	return wanted;
+}
+
+/*
+ * Asks first whether the record is wanted, so that a mapping no session
+ * takes costs no allocation, path or build-id; then asks again once they
+ * are read, since the session may have stopped meanwhile.
+ */
 void __sleepy_mmap(struct vm_area_struct *vma)
 {
 	struct sleepy_mmap_scratch *scratch;
 	struct sleepy_session *session;
 	struct sleepy_mmap *rec;
 	size_t size;
-	u32 appid;
+	u32 appid, flags;
 
-	if (!sleepy_mmap_wanted(vma))
+	if (!sleepy_mmap_wanted(vma) || !sleepy_mmap_session_wants())
 		return;
 	scratch = kmalloc(sizeof(*scratch), GFP_KERNEL);
 	if (!scratch)
@@ -100,24 +127,14 @@ void __sleepy_mmap(struct vm_area_struct *vma)
 
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
-	if (!session)
-		goto out;
-	appid = sleepy_apps_lookup(session->apps, current->tgid);
-	if (current->in_execve) {
-		/* Announced at the end of the exec if selected then. */
-		if (session->filter && appid == SLEEPY_APPID_UNKNOWN &&
-		    task_tgid(current) != session->filter)
-			goto out;
-		rec->flags |= SLEEPY_MMAP_EXEC;
-		appid = SLEEPY_APPID_UNKNOWN;
-	} else if (session->filter && appid == SLEEPY_APPID_UNKNOWN) {
-		goto out;
+	if (session && sleepy_mmap_owner(session, &appid, &flags)) {
+		rec->flags |= flags;
+		rec->time_ns = sleepy_now();
+		rec->pid = current->tgid;
+		rec->appid = appid;
+		sleepy_buffer_write(&session->buffer, rec, SLEEPY_REC_MMAP,
+				    size);
 	}
-	rec->time_ns = sleepy_now();
-	rec->pid = current->tgid;
-	rec->appid = appid;
-	sleepy_buffer_write(&session->buffer, rec, SLEEPY_REC_MMAP, size);
-out:
 	rcu_read_unlock();
 	kfree(scratch);
 }
@@ -133,91 +150,74 @@ void __sleepy_mprotect(struct vm_area_struct *vma, unsigned long oldflags)
 		__sleepy_mmap(vma);
 }
 
-/* Writes the executable mappings of @task's process, if it has an appid. */
-static void sleepy_mmap_announce(struct sleepy_session *session,
-				 struct task_struct *task,
-				 struct sleepy_mmap_scratch *scratch)
-{
-	struct mm_struct *mm = get_task_mm(task);
-	struct vm_area_struct *vma;
-	u32 appid;
-
-	if (!mm)
-		return;
-	rcu_read_lock();
-	appid = sleepy_apps_lookup(session->apps, task->tgid);
-	rcu_read_unlock();
-	if (appid == SLEEPY_APPID_UNKNOWN || mmap_read_lock_killable(mm))
-		goto out;
-	{
-		VMA_ITERATOR(vmi, mm, 0);
-
-		for_each_vma(vmi, vma) {
-			size_t size;
-
-			if (!sleepy_mmap_wanted(vma))
-				continue;
-			size = sleepy_mmap_fill(scratch, vma);
-			scratch->record.rec.time_ns = session->start_ns;
-			scratch->record.rec.pid = task->tgid;
-			scratch->record.rec.appid = appid;
-			sleepy_buffer_write(&session->buffer,
-					    &scratch->record.rec,
-					    SLEEPY_REC_MMAP, size);
-		}
-	}
-	mmap_read_unlock(mm);
-out:
-	mmput(mm);
-}
-
 /*
- * One CPU's share of the processes' mappings, on that CPU.  Sleeps (the
- * mmap_lock), so the processes are found one at a time by pid, each held
- * by a reference while its mm is read.
+ * Writes @mm's executable mappings from @*addr on while they fit; returns
+ * false, with *@addr at the first that did not, if one did not.  @mm is
+ * read-locked.
  */
-static void sleepy_mmap_walk_share(struct work_struct *work)
+static bool sleepy_mmap_write_from(struct sleepy_session *session,
+				   struct mm_struct *mm, unsigned long *addr,
+				   pid_t pid, u32 appid,
+				   struct sleepy_mmap_scratch *scratch)
 {
-	struct sleepy_walk *walk = container_of(work, struct sleepy_walk, work);
-	struct sleepy_mmap_scratch *scratch;
-	struct task_struct *task;
-	struct pid *pid;
-	int nr = 1;
+	struct sleepy_mmap *rec = &scratch->record.rec;
+	struct vm_area_struct *vma;
+	VMA_ITERATOR(vmi, mm, *addr);
 
-	scratch = kmalloc(sizeof(*scratch), GFP_KERNEL);
-	if (!scratch)
-		return;
-	for (;;) {
-		rcu_read_lock();
-		pid = find_ge_pid(nr, &init_pid_ns);
-		if (!pid) {
-			rcu_read_unlock();
-			break;
+	for_each_vma(vmi, vma) {
+		size_t size;
+
+		if (!sleepy_mmap_wanted(vma))
+			continue;
+		size = sleepy_mmap_fill(scratch, vma);
+		rec->time_ns = session->start_ns;
+		rec->pid = pid;
+		rec->appid = appid;
+		if (!sleepy_buffer_try_write(&session->buffer, rec,
+					     SLEEPY_REC_MMAP, size)) {
+			*addr = vma->vm_start;
+			return false;
 		}
-		nr = pid_nr(pid) + 1;
-		task = pid_task(pid, PIDTYPE_TGID);
-		if (task && (unsigned int)task->tgid % walk->shares == walk->share)
-			get_task_struct(task);
-		else
-			task = NULL;
-		rcu_read_unlock();
-		if (task) {
-			sleepy_mmap_announce(walk->session, task, scratch);
-			put_task_struct(task);
-		}
-		cond_resched();
 	}
-	kfree(scratch);
+	return true;
 }
 
 /**
- * sleepy_announce_mappings - write the mappings of every announced process
- * @session: the session, running, its existing processes announced
+ * sleepy_walk_mappings - write the executable mappings of an existing process
+ * @session: the session
+ * @task: the process's leader, referenced
+ * @appid: the appid the walk gave it
+ * @scratch: room for one record
  *
- * Process context; the caller holds no CPU hotplug lock (the walks take
- * mmap_lock).  Mappings made meanwhile are written by the hook as well.
+ * For the start walk (walk.c), in its kthread: the mmap_lock is never
+ * held while the walk waits for the reader, and is taken in a way the
+ * session's stop can interrupt.  Returns 0, or -EINTR if the session
+ * stops first.
  */
-void sleepy_announce_mappings(struct sleepy_session *session)
+int sleepy_walk_mappings(struct sleepy_session *session,
+			 struct task_struct *task, u32 appid,
+			 struct sleepy_mmap_scratch *scratch)
 {
-	sleepy_walk_shares(session, sleepy_mmap_walk_share);
+	struct mm_struct *mm = get_task_mm(task);
+	unsigned long addr = 0;
+	bool done = false;
+	int err = 0;
+
+	if (!mm)
+		return 0;
+	while (!done) {
+		err = sleepy_walk_lock_mm(mm);
+		if (err)
+			break;
+		done = sleepy_mmap_write_from(session, mm, &addr, task->tgid,
+					      appid, scratch);
+		mmap_read_unlock(mm);
+		if (!done) {
+			err = sleepy_walk_wait_room(session);
+			if (err)
+				break;
+		}
+	}
+	mmput(mm);
+	return err;
 }

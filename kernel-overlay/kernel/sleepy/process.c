@@ -4,10 +4,9 @@
  * session and announce application instances in the stream.
  *
  * Writers: the fork, exec and exit hooks (process context, the task's own
- * CPU buffer) and, at session start, one walk over the existing processes
- * per online CPU (a kworker bound to that CPU), each walk taking its share
- * of the processes, so the announcements spread over every CPU's buffer
- * (maps.c walks the same way for the processes' mappings).
+ * CPU buffer) and, at session start, the walk over the existing processes
+ * (walk.c), which maps each of them here and writes the announcement
+ * itself, at the pace of the reader.
  * The tables serialise them (apps.c); the hooks find the session through
  * the RCU pointer sleepy_live inside their read-side section, so a hook
  * preempted between the static key and that section finds NULL once the
@@ -23,32 +22,37 @@
  * With a pid filter only the selected processes are mapped and announced,
  * so there a process is selected exactly when it has an appid.
  */
-#include <linux/cpu.h>
-#include <linux/cpumask.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/sleepy.h>
-#include <linux/workqueue.h>
 
 #include "sleepy.h"
 
-static void sleepy_write_app_start(struct sleepy_session *session,
-				   const struct sleepy_app_change *change,
-				   pid_t pid, const char *comm,
-				   u32 parent_appid, u64 time_ns)
+static void sleepy_app_start_fill(struct sleepy_app_start *rec,
+				  const struct sleepy_app_change *change,
+				  pid_t pid, const char *comm,
+				  u32 parent_appid, u64 time_ns)
 {
-	struct sleepy_app_start rec = {
+	*rec = (struct sleepy_app_start) {
 		.appid = change->appid,
 		.parent_appid = parent_appid,
 		.pid = pid,
 		.instance = change->instance,
 		.time_ns = time_ns,
 	};
+	strscpy_pad(rec->name, comm);
+}
 
-	strscpy_pad(rec.name, comm);
+static void sleepy_write_app_start(struct sleepy_session *session,
+				   const struct sleepy_app_change *change,
+				   pid_t pid, const char *comm,
+				   u32 parent_appid, u64 time_ns)
+{
+	struct sleepy_app_start rec;
+
+	sleepy_app_start_fill(&rec, change, pid, comm, parent_appid, time_ns);
 	sleepy_buffer_write(&session->buffer, &rec, SLEEPY_REC_APP_START,
 			    sizeof(rec));
 }
@@ -170,80 +174,30 @@ void __sleepy_exit(struct task_struct *task)
 	rcu_read_unlock();
 }
 
-/* One CPU's share of the existing processes, on that CPU. */
-static void sleepy_walk_share(struct work_struct *work)
-{
-	struct sleepy_walk *walk = container_of(work, struct sleepy_walk, work);
-	struct sleepy_session *session = walk->session;
-	struct task_struct *task;
-
-	rcu_read_lock();
-	for_each_process(task) {
-		if ((unsigned int)task->tgid % walk->shares != walk->share ||
-		    !sleepy_selected(session, task))
-			continue;
-		sleepy_app_begin(session, task, SLEEPY_APPID_UNKNOWN, false,
-				 &task->signal->live, session->start_ns);
-	}
-	rcu_read_unlock();
-}
-
 /**
- * sleepy_walk_shares - run @fn on every online CPU, and wait for them
- * @session: the session
- * @fn: the work of one CPU, given a struct sleepy_walk: its share of the
- *	processes is those whose tgid modulo @shares is @share
- *
- * Spreads what the walks write over every CPU's buffer.  The CPUs are
- * those online at the call; a CPU that goes down meanwhile has its work
- * run elsewhere, so every share is walked.  Process context.
- */
-void sleepy_walk_shares(struct sleepy_session *session, work_func_t fn)
-{
-	unsigned int cpu, shares, share = 0;
-	struct sleepy_walk *walks;
-	cpumask_var_t cpus;
-
-	if (!alloc_cpumask_var(&cpus, GFP_KERNEL))
-		goto one_walk;
-	cpumask_copy(cpus, cpu_online_mask);
-	shares = cpumask_weight(cpus);
-	walks = kcalloc(shares, sizeof(*walks), GFP_KERNEL);
-	if (!walks) {
-		free_cpumask_var(cpus);
-		goto one_walk;
-	}
-	for_each_cpu(cpu, cpus) {
-		walks[share] = (struct sleepy_walk) {
-			.session = session,
-			.share = share,
-			.shares = shares,
-		};
-		INIT_WORK(&walks[share].work, fn);
-		schedule_work_on(cpu, &walks[share].work);
-		share++;
-	}
-	for (share = 0; share < shares; share++)
-		flush_work(&walks[share].work);
-	kfree(walks);
-	free_cpumask_var(cpus);
-	return;
-
-one_walk: {
-		/* Still every process, from this CPU. */
-		struct sleepy_walk walk = { .session = session, .shares = 1 };
-
-		fn(&walk.work);
-	}
-}
-
-/**
- * sleepy_announce_existing - map and announce every process already running
+ * sleepy_app_map_existing - map a process that ran before the session
  * @session: the session, published to the hooks
+ * @task: a thread group leader, referenced; under RCU
+ * @rec: filled with its announcement, for the caller to write
  *
- * Mappings the hooks made meanwhile are kept.
+ * For the start walk (walk.c): a mapping the hooks made meanwhile is kept,
+ * and a process whose exit hook ran is not mapped.  Returns whether @rec
+ * is to be written.
  */
-void sleepy_announce_existing(struct sleepy_session *session)
+bool sleepy_app_map_existing(struct sleepy_session *session,
+			     struct task_struct *task,
+			     struct sleepy_app_start *rec)
 {
-	sleepy_walk_shares(session, sleepy_walk_share);
+	struct sleepy_app_change change;
+	char comm[TASK_COMM_LEN];
+
+	if (!sleepy_selected(session, task))
+		return false;
+	get_task_comm(comm, task);
+	if (sleepy_apps_add(session->apps, task->tgid, comm, false,
+			    &task->signal->live, &change))
+		return false;
+	sleepy_app_start_fill(rec, &change, task->tgid, comm,
+			      SLEEPY_APPID_UNKNOWN, session->start_ns);
+	return true;
 }

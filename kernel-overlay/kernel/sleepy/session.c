@@ -18,16 +18,20 @@
  *
  * Start order: tables and buffers, then the pointer and the key (the
  * process hooks run from here on, so no process escapes the walk), then
- * the walk over the existing processes and the one over their mappings,
- * then sampling is set, then the timers, the scheduler hooks and the
- * interrupt hooks start.  The mappings' walk takes mmap_lock, so it runs
- * out of the CPU hotplug lock; a CPU that comes online meanwhile starts
- * no timer (the session does not sample yet) and sampling_start() starts
- * it with the others.  A CPU that parks its timer has therefore always
- * seen the session sampling, and the switch away from the idle task
- * restarts it.  The stop writes the interrupt histograms into the stream
- * once no hook runs; a flush (SLEEPY_IOC_IRQ_FLUSH) writes them earlier,
- * under the session lock.
+ * the file descriptor is handed out while the start walk (walk.c)
+ * announces the existing processes and their mappings at the reader's
+ * pace; once it is done, the walk sets sampling and starts the timers,
+ * the scheduler hooks and the interrupt hooks (sleepy_session_sample()).
+ * The start itself never waits for the walk, and the stop ends the walk
+ * before anything else (kthread_stop(), under the session lock, which
+ * the walk never takes), so sampling is either fully started or not at
+ * all when the stop tears it down.  A CPU that comes online during the
+ * walk starts no timer (the session does not sample yet) and
+ * sampling_start() starts it with the others.  A CPU that parks its
+ * timer has therefore always seen the session sampling, and the switch
+ * away from the idle task restarts it.  The stop writes the interrupt
+ * histograms into the stream once no hook runs; a flush
+ * (SLEEPY_IOC_IRQ_FLUSH) writes them earlier, under the session lock.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and
@@ -35,7 +39,12 @@
  * needs for tracepoints (perf_allow_tracepoint(): CAP_PERFMON, or the
  * paranoid level at -1); kernel IPs what perf_allow_kernel() asks and
  * kallsyms_show_value() (kptr_restrict).  sleepy_stop() asks the same
- * as a start without kernel IPs.  Records carry global
+ * as a start without kernel IPs, and stops only a session its caller's
+ * effective uid started, unless it has CAP_SYS_ADMIN.  The buffers are
+ * charged as perf charges its ring buffers: to the starter's locked_vm
+ * up to kernel.perf_event_mlock_kb per online CPU, the rest to its mm's
+ * pinned_vm within RLIMIT_MEMLOCK (both waived by CAP_IPC_LOCK or a
+ * paranoid level of -1), refused with -EPERM.  Records carry global
  * pids and the names of every process, so a caller in a child pid
  * namespace is refused.  Frequencies are bounded by the sysctl
  * kernel.sleepy_max_frequency, as perf's by perf_event_max_sample_rate.
@@ -52,6 +61,8 @@
 #include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/user.h>
 #include <linux/security.h>
 #include <linux/sleepy.h>
 #include <linux/slab.h>
@@ -150,13 +161,62 @@ static struct pid *sleepy_get_tgid(pid_t vpid)
 	return pid;
 }
 
+/*
+ * Charges @pages of buffer to the caller the way perf_mmap() charges a
+ * ring buffer; -EPERM beyond what the caller may lock.
+ */
+static int sleepy_session_charge(struct sleepy_session *session,
+				 unsigned long pages)
+{
+	unsigned long user_limit, user_locked, extra = 0;
+	struct user_struct *user = current_user();
+
+	user_limit = (READ_ONCE(sysctl_perf_event_mlock) >> (PAGE_SHIFT - 10)) *
+		     num_online_cpus();
+	user_locked = min_t(unsigned long, atomic_long_read(&user->locked_vm),
+			    user_limit) + pages;
+	if (user_locked > user_limit)
+		extra = user_locked - user_limit;
+	if (extra && atomic64_read(&current->mm->pinned_vm) + extra >
+		     rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT &&
+	    perf_is_paranoid() && !capable(CAP_IPC_LOCK))
+		return -EPERM;
+
+	session->locked_user = get_uid(user);
+	session->locked_user_pages = pages - extra;
+	atomic_long_add(session->locked_user_pages, &user->locked_vm);
+	if (extra) {
+		mmgrab(current->mm);
+		session->locked_mm = current->mm;
+		session->locked_mm_pages = extra;
+		atomic64_add(extra, &current->mm->pinned_vm);
+	}
+	return 0;
+}
+
+static void sleepy_session_uncharge(struct sleepy_session *session)
+{
+	if (!session->locked_user)
+		return;
+	atomic_long_sub(session->locked_user_pages,
+			&session->locked_user->locked_vm);
+	free_uid(session->locked_user);
+	if (session->locked_mm) {
+		atomic64_sub(session->locked_mm_pages,
+			     &session->locked_mm->pinned_vm);
+		mmdrop(session->locked_mm);
+	}
+}
+
 static void sleepy_session_free(struct sleepy_session *session)
 {
+	sleepy_walk_destroy(session);
 	sleepy_apps_destroy(session->apps);
 	sleepy_irq_destroy(session);
 	sleepy_stack_destroy(session);
 	if (session->buffer.chan)
 		sleepy_buffer_close(&session->buffer);
+	sleepy_session_uncharge(session);
 	put_pid(session->filter);
 	kfree(session);
 }
@@ -171,6 +231,7 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	if (!session)
 		return ERR_PTR(-ENOMEM);
 	session->attr = *attr;
+	session->owner = current_euid();
 	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) && !attr->max_stack)
 		session->attr.max_stack = SLEEPY_DEFAULT_MAX_STACK;
 	if (attr->frequency)
@@ -191,6 +252,13 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	err = sleepy_stack_create(session);
 	if (err)
 		goto fail;
+	err = sleepy_walk_create(session);
+	if (err)
+		goto fail;
+	err = sleepy_session_charge(session, (size >> PAGE_SHIFT) *
+					     num_online_cpus());
+	if (err)
+		goto fail;
 	err = sleepy_buffer_open(&session->buffer, size);
 	if (err)
 		goto fail;
@@ -200,6 +268,7 @@ fail:
 	return ERR_PTR(err);
 }
 
+/* Publishes @session to the hooks and starts its walk. */
 static void sleepy_session_run(struct sleepy_session *session)
 {
 	lockdep_assert_held(&sleepy_session_lock);
@@ -208,13 +277,19 @@ static void sleepy_session_run(struct sleepy_session *session)
 	session->start_ns = sleepy_now();
 	rcu_assign_pointer(sleepy_live, session);
 	static_branch_enable_cpuslocked(&sleepy_active);
-	sleepy_announce_existing(session);
 	cpus_read_unlock();
-	/*
-	 * Out of the hotplug lock (the walks take mmap_lock), and before
-	 * sampling, so that the walks do not compete with the interrupts.
-	 */
-	sleepy_announce_mappings(session);
+	sleepy_running = session;
+	sleepy_walk_start(session);
+}
+
+/**
+ * sleepy_session_sample - start sampling, once the start walk is done
+ * @session: the running session
+ *
+ * In the walk's kthread, which the stop waits for under the session lock.
+ */
+void sleepy_session_sample(struct sleepy_session *session)
+{
 	sleepy_sched_probes_register(session);
 	sleepy_irq_probes_register(session);
 	cpus_read_lock();
@@ -223,25 +298,31 @@ static void sleepy_session_run(struct sleepy_session *session)
 	sleepy_sched_start(session);
 	sleepy_irq_start(session);
 	cpus_read_unlock();
-	sleepy_running = session;
+	session->sampled = true;
 }
 
 static void sleepy_session_stop(struct sleepy_session *session)
 {
 	lockdep_assert_held(&sleepy_session_lock);
 
+	sleepy_walk_stop(session);
 	cpus_read_lock();
-	WRITE_ONCE(session->sampling, false);
-	sleepy_sched_stop();
-	sleepy_irq_stop();
+	if (session->sampled) {
+		WRITE_ONCE(session->sampling, false);
+		sleepy_sched_stop();
+		sleepy_irq_stop();
+	}
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();
-	sleepy_sampling_stop();
+	if (session->sampled)
+		sleepy_sampling_stop();
 	cpus_read_unlock();
-	sleepy_sched_probes_unregister();
-	sleepy_irq_probes_unregister();
-	sleepy_irq_reset();
+	if (session->sampled) {
+		sleepy_sched_probes_unregister();
+		sleepy_irq_probes_unregister();
+		sleepy_irq_reset();
+	}
 
 	session->stop_ns = sleepy_now();
 	sleepy_irq_write(session, session->stop_ns);
@@ -293,6 +374,7 @@ static long sleepy_ioctl_info(struct sleepy_session *session,
 	info.start_ns = session->start_ns;
 	info.stop_ns = session->stop_ns;
 	info.running = sleepy_session_is_running(session);
+	info.sampling = READ_ONCE(session->sampling);
 	info.table_overflows = info.running ?
 			       READ_ONCE(session->apps->overflows) :
 			       session->table_overflows;
@@ -442,10 +524,13 @@ SYSCALL_DEFINE1(sleepy_stop, unsigned int, flags)
 		return err;
 
 	mutex_lock(&sleepy_session_lock);
-	if (sleepy_running)
-		sleepy_session_stop(sleepy_running);
-	else
+	if (!sleepy_running)
 		err = -ESRCH;
+	else if (!uid_eq(current_euid(), sleepy_running->owner) &&
+		 !capable(CAP_SYS_ADMIN))
+		err = -EPERM;
+	else
+		sleepy_session_stop(sleepy_running);
 	mutex_unlock(&sleepy_session_lock);
 	return err;
 }

@@ -2,28 +2,32 @@
 /*
  * Internal interfaces of the sleepy profiler: the appid tables (apps.c),
  * the per-CPU record buffer (buffer.c), the session (session.c) with its
- * sampling timers (sampling.c) and stacks (stack.c), process hooks
- * (process.c), scheduler
- * hooks (sched.c) and interrupt histograms (irq.c), and what the KUnit
- * tests reach.
+ * start walk (walk.c), sampling timers (sampling.c) and stacks (stack.c),
+ * process and mapping hooks (process.c, maps.c), scheduler hooks
+ * (sched.c) and interrupt histograms (irq.c), and what the KUnit tests
+ * reach.
  */
 #ifndef _KERNEL_SLEEPY_SLEEPY_H
 #define _KERNEL_SLEEPY_SLEEPY_H
 
 #include <linux/hashtable.h>
 #include <linux/ktime.h>
+#include <linux/limits.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/uidgid_types.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/sleepy.h>
 
+struct mm_struct;
 struct pid;
 struct pt_regs;
 struct rchan;
 struct task_struct;
+struct user_struct;
 
 #define SLEEPY_PID_HASH_BITS	12
 #define SLEEPY_NAME_HASH_BITS	10
@@ -118,6 +122,9 @@ void sleepy_buffer_close(struct sleepy_buffer *buffer);
 void sleepy_buffer_flush(struct sleepy_buffer *buffer);
 bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 			 enum sleepy_record_type type, size_t size);
+bool sleepy_buffer_try_write(struct sleepy_buffer *buffer, void *record,
+			     enum sleepy_record_type type, size_t size);
+bool sleepy_buffer_has_room(struct sleepy_buffer *buffer, unsigned int cpu);
 int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu);
 void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,
 			 struct sleepy_cpu_counters *counters);
@@ -139,8 +146,24 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @table_overflows: copy of apps->overflows kept after the stop
  * @irq: per-CPU interrupt histograms, with SLEEPY_FLAG_IRQ
  * @stack_scratch: per-CPU sample with stacks, with SLEEPY_FLAG_CALLCHAIN
+ * @walker: the start walk's kthread, until the stop (walk.c)
+ * @walk_scratch: the start walk's mmap record
+ * @sampled: the walk started sampling; read by the stop once it ended
+ * @owner: effective uid of the starter, who may stop the session
+ * @locked_user: the user the buffers are charged to, as perf charges
+ *	its ring buffers: @locked_user_pages to its locked_vm, the rest,
+ *	@locked_mm_pages, to the pinned_vm of @locked_mm
  */
 struct sleepy_irq_cpu;
+
+/* An mmap record with room for the longest path, and d_path()'s buffer. */
+struct sleepy_mmap_scratch {
+	struct {
+		struct sleepy_mmap rec;
+		char path[SLEEPY_MMAP_PATH_MAX];
+	} record;
+	char path[PATH_MAX];
+};
 
 struct sleepy_session {
 	struct sleepy_apps *apps;
@@ -154,6 +177,14 @@ struct sleepy_session {
 	u64 table_overflows;
 	struct sleepy_irq_cpu __percpu *irq;
 	void __percpu *stack_scratch;
+	struct task_struct *walker;
+	struct sleepy_mmap_scratch *walk_scratch;
+	bool sampled;
+	kuid_t owner;
+	struct user_struct *locked_user;
+	struct mm_struct *locked_mm;
+	unsigned long locked_user_pages;
+	unsigned long locked_mm_pages;
 };
 
 /* The running session for the hooks: published under RCU. */
@@ -209,22 +240,26 @@ static inline void sleepy_irq_probes_unregister(void) { }
 int sleepy_irq_flush(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
-/*
- * process.c: the process hooks' side of a session start, and the walks
- * over the existing processes, one share of them per online CPU.
- */
-struct sleepy_walk {
-	struct work_struct work;
-	struct sleepy_session *session;
-	unsigned int share;
-	unsigned int shares;
-};
-
+/* process.c: the process hooks, and the start walk's announcements. */
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);
-void sleepy_walk_shares(struct sleepy_session *session, work_func_t fn);
-void sleepy_announce_existing(struct sleepy_session *session);
+bool sleepy_app_map_existing(struct sleepy_session *session,
+			     struct task_struct *task,
+			     struct sleepy_app_start *rec);
 
-/* maps.c: executable mappings; process context, no CPU hotplug lock. */
-void sleepy_announce_mappings(struct sleepy_session *session);
+/* maps.c: executable mappings, and those of the start walk. */
+int sleepy_walk_mappings(struct sleepy_session *session,
+			 struct task_struct *task, u32 appid,
+			 struct sleepy_mmap_scratch *scratch);
+
+/* walk.c: the start walk, in a kthread of the session's own. */
+int sleepy_walk_create(struct sleepy_session *session);
+void sleepy_walk_start(struct sleepy_session *session);
+void sleepy_walk_stop(struct sleepy_session *session);
+void sleepy_walk_destroy(struct sleepy_session *session);
+int sleepy_walk_wait_room(struct sleepy_session *session);
+int sleepy_walk_lock_mm(struct mm_struct *mm);
+
+/* session.c: sampling begins, once the start walk is done. */
+void sleepy_session_sample(struct sleepy_session *session);
 
 #endif /* _KERNEL_SLEEPY_SLEEPY_H */

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -53,35 +54,69 @@ struct cpu_stats {
 	uint64_t samples, dropped, missed;
 };
 
-/* Reads whole sub-buffers only, like the drainer. */
-static int read_stream(int session, struct stream *s)
+/* Appends the whole sub-buffers one CPU's buffer holds, like the drainer. */
+static int read_buffer(int fd, struct stream *s)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct sleepy_subbuf_header header;
-	int cpu;
 
-	memset(s, 0, sizeof(*s));
-	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
-		struct pollfd pfd = { .events = POLLIN };
+	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+		size_t len;
 
-		pfd.fd = ioctl(session, SLEEPY_IOC_CPU_BUFFER, cpu);
-		if (pfd.fd < 0 && errno == ENODEV)
-			continue;
-		if (pfd.fd < 0)
+		if (read(fd, &header, sizeof(header)) != sizeof(header))
 			return -1;
-		while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
-			size_t len;
-
-			if (read(pfd.fd, &header, sizeof(header)) != sizeof(header))
-				return -1;
-			len = header.committed - sizeof(header);
-			s->records = realloc(s->records, s->size + len);
-			if (read(pfd.fd, s->records + s->size, len) != (ssize_t)len)
-				return -1;
-			s->size += len;
-		}
-		close(pfd.fd);
+		len = header.committed - sizeof(header);
+		s->records = realloc(s->records, s->size + len);
+		if (read(fd, s->records + s->size, len) != (ssize_t)len)
+			return -1;
+		s->size += len;
 	}
 	return 0;
+}
+
+/* Every CPU's buffer descriptor, -1 for a CPU without one; how many. */
+static int open_buffers(int session, int *fds)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		fds[cpu] = ioctl(session, SLEEPY_IOC_CPU_BUFFER, cpu);
+		if (fds[cpu] < 0 && errno != ENODEV)
+			return -1;
+		n += fds[cpu] >= 0;
+	}
+	return n;
+}
+
+static int read_buffers(int *fds, struct stream *s)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (fds[cpu] >= 0 && read_buffer(fds[cpu], s))
+			return -1;
+	return 0;
+}
+
+static void close_buffers(int *fds)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+}
+
+static int read_stream(int session, struct stream *s)
+{
+	int fds[MAX_CPUS], err;
+
+	memset(s, 0, sizeof(*s));
+	if (open_buffers(session, fds) < 0)
+		return -1;
+	err = read_buffers(fds, s);
+	close_buffers(fds);
+	return err;
 }
 
 /* The record after @r in @s (the first if @r is NULL), or NULL. */
@@ -199,13 +234,26 @@ FIXTURE_TEARDOWN(sleepy)
 		close(self->fd);
 }
 
-/* Starts a session with @attr into self->fd; 0 or -1. */
+/* Whether the session's start walk is done, waiting up to @ms for it. */
+static bool wait_sampling(int fd, int ms)
+{
+	struct sleepy_session_info info;
+
+	while (!ioctl(fd, SLEEPY_IOC_SESSION_INFO, &info) && !info.sampling &&
+	       ms-- > 0)
+		usleep(1000);
+	return info.sampling;
+}
+
+/* Starts a session with @attr into self->fd, sampling; 0 or -1. */
 static int start(FIXTURE_DATA(sleepy) *self, struct sleepy_attr *attr)
 {
 	if (self->fd >= 0)
 		close(self->fd);
 	self->fd = sys_start(attr, 0);
-	return self->fd < 0 ? -1 : 0;
+	if (self->fd < 0)
+		return -1;
+	return wait_sampling(self->fd, 30000) ? 0 : -1;
 }
 
 #define EXPECT_ERRNO(err, call) do {		\
@@ -907,6 +955,178 @@ TEST_F(sleepy, drops_counted_without_reader)
 	TH_LOG("kept %llu samples, dropped %llu records",
 	       (unsigned long long)kept, (unsigned long long)dropped);
 	free(s.records);
+}
+
+/* @n children that wait for SIGKILL, their pids in @pids. */
+static int spawn_waiters(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			return -1;
+		if (!pids[i]) {
+			for (;;)
+				pause();
+		}
+	}
+	return 0;
+}
+
+static void kill_waiters(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
+}
+
+/* Executable file mappings /proc/PID/maps lists for @pid. */
+static int exec_mappings(pid_t pid)
+{
+	char path[64], line[512], perms[8];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*x-%*x %7s", perms) == 1 && perms[2] == 'x' &&
+		    strchr(line, '/'))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Mapping records of @pid written by the start walk. */
+static int walk_mappings(struct stream *s, pid_t pid)
+{
+	struct sleepy_record_header *r;
+	int n = 0;
+
+	for_each_record(s, r) {
+		struct sleepy_mmap *m = (void *)r;
+
+		n += r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
+		     !m->flags;
+	}
+	return n;
+}
+
+static uint64_t sum_counters(int session, uint64_t *dropped)
+{
+	uint64_t timer_fired = 0;
+	int cpu;
+
+	*dropped = 0;
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct sleepy_cpu_counters c = { .cpu = cpu };
+
+		if (ioctl(session, SLEEPY_IOC_CPU_COUNTERS, &c))
+			break;
+		timer_fired += c.samples + c.idle;
+		*dropped += c.dropped;
+	}
+	return timer_fired;
+}
+
+#define START_WALK_WAITERS 2000
+
+/*
+ * A session started with the smallest buffers beside thousands of
+ * processes loses nothing of its start: the walk writes at the pace of a
+ * reader, and sampling begins once it is done.
+ */
+TEST_F_TIMEOUT(sleepy, start_walk_paced_by_reader, 600)
+{
+	static pid_t waiters[START_WALK_WAITERS];
+	int fds[MAX_CPUS], i, unannounced = 0, unmapped = 0, expected;
+	uint64_t dropped = 0;
+	struct stream s = {};
+
+	ASSERT_EQ(0, spawn_waiters(waiters, START_WALK_WAITERS));
+	expected = exec_mappings(waiters[0]);
+	ASSERT_LT(0, expected);
+	self->attr.frequency = 1000;
+	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
+	self->fd = sys_start(&self->attr, 0);
+	ASSERT_LE(0, self->fd);
+	ASSERT_LT(0, open_buffers(self->fd, fds));
+	for (i = 0; !wait_sampling(self->fd, 0) && i < 30000; i++) {
+		ASSERT_EQ(0, read_buffers(fds, &s));
+		usleep(1000);
+	}
+	EXPECT_LT(i, 30000) TH_LOG("the start walk never ended");
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_buffers(fds, &s));
+	close_buffers(fds);
+	sum_counters(self->fd, &dropped);
+	EXPECT_EQ(0, dropped);
+	count_records(&s);
+	for (i = 0; i < MAX_CPUS; i++)
+		EXPECT_EQ(0, s.lost[i]);
+	for (i = 0; i < START_WALK_WAITERS; i++) {
+		unannounced += !find_app(&s, waiters[i], NULL, 0);
+		unmapped += walk_mappings(&s, waiters[i]) != expected;
+	}
+	EXPECT_EQ(0, unannounced);
+	EXPECT_EQ(0, unmapped)
+		TH_LOG("%d of %d processes without their %d executable mappings",
+		       unmapped, START_WALK_WAITERS, expected);
+	TH_LOG("%zu bytes through buffers of %u bytes per CPU",
+	       s.size, SLEEPY_MIN_BUFFER_SIZE);
+	free(s.records);
+	kill_waiters(waiters, START_WALK_WAITERS);
+}
+
+/*
+ * A walk that waits for a reader who never reads is no hang: the stop,
+ * the owner's death and the next start all go through, and nothing is
+ * counted lost.
+ */
+TEST_F_TIMEOUT(sleepy, start_walk_without_reader_stops, 300)
+{
+	static pid_t waiters[START_WALK_WAITERS];
+	uint64_t dropped;
+	int status, ready[2];
+	pid_t owner;
+	char byte;
+
+	ASSERT_EQ(0, spawn_waiters(waiters, START_WALK_WAITERS));
+	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
+	self->fd = sys_start(&self->attr, 0);
+	ASSERT_LE(0, self->fd);
+	EXPECT_FALSE(wait_sampling(self->fd, 200));
+	ASSERT_EQ(0, sys_stop(0));
+	sum_counters(self->fd, &dropped);
+	EXPECT_EQ(0, dropped);
+
+	ASSERT_EQ(0, pipe(ready));
+	owner = fork();
+	if (!owner) {
+		if (sys_start(&self->attr, 0) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	usleep(200000);
+	kill(owner, SIGKILL);
+	ASSERT_EQ(owner, waitpid(owner, &status, 0));
+	EXPECT_ERRNO(ESRCH, sys_stop(0));
+	self->attr.buffer_size = 0;
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
+	kill_waiters(waiters, START_WALK_WAITERS);
 }
 
 /* Every APP_START and APP_EXIT of @s, counted per appid. */
@@ -1781,6 +2001,94 @@ TEST_F(sleepy, sched_and_irq_need_tracepoint_permission)
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("step %d failed (11 sched, 12 irq: EPERM expected; 13, 14: plain sampling)",
 		       WEXITSTATUS(status));
+}
+
+/* Runs @fn as nobody at paranoid level 0; its exit status. */
+static int as_nobody_at_paranoid_0(int (*fn)(void *), void *arg)
+{
+	char old[16];
+	int status;
+	pid_t pid;
+
+	if (read_file(PERF_PARANOID, old, sizeof(old)) ||
+	    write_file(PERF_PARANOID, "0"))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		_exit(fn(arg));
+	}
+	waitpid(pid, &status, 0);
+	write_file(PERF_PARANOID, old);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static int stop_others_session(void *unused)
+{
+	if (sys_stop(0) != -1 || errno != EPERM)
+		return 11;
+	return 0;
+}
+
+/* Root's session is root's: another user's stop is refused. */
+TEST_F(sleepy, stop_by_other_user_refused)
+{
+	struct sleepy_session_info info;
+	uint64_t dropped, fired;
+
+	self->attr.frequency = 1000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(stop_others_session, NULL));
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_SESSION_INFO, &info));
+	EXPECT_EQ(1, info.running);
+	fired = sum_counters(self->fd, &dropped);
+	spin(100);
+	EXPECT_LT(fired, sum_counters(self->fd, &dropped));
+	EXPECT_EQ(0, sys_stop(0));
+}
+
+/* Buffers as large as perf_event_mlock_kb on every CPU, and one page. */
+static int start_beyond_mlock_kb(void *expect_eperm)
+{
+	struct sleepy_attr attr = { .size = sizeof(attr) };
+	struct rlimit none = {};
+	char kb[32];
+	long fd;
+
+	if (read_file("/proc/sys/kernel/perf_event_mlock_kb", kb, sizeof(kb)))
+		return 11;
+	attr.buffer_size = (atoi(kb) * 1024UL + 8192) & ~4095UL;
+	if (expect_eperm && setrlimit(RLIMIT_MEMLOCK, &none))
+		return 12;
+	fd = sys_start(&attr, 0);
+	if (expect_eperm)
+		return fd == -1 && errno == EPERM ? 0 : 13;
+	if (fd < 0)
+		return 14;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The buffers are charged as perf charges its ring buffers: beyond
+ * perf_event_mlock_kb per CPU, RLIMIT_MEMLOCK decides, with perf's error.
+ */
+TEST_F(sleepy, buffers_charged_like_perf)
+{
+	struct rlimit old, none = {};
+
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_beyond_mlock_kb, (void *)1))
+		TH_LOG("a user without memlock allowance got buffers beyond perf_event_mlock_kb");
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_beyond_mlock_kb, NULL))
+		TH_LOG("the default RLIMIT_MEMLOCK should allow them");
+	/* CAP_IPC_LOCK lifts the limit, as for perf. */
+	ASSERT_EQ(0, getrlimit(RLIMIT_MEMLOCK, &old));
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &none));
+	self->attr.buffer_size = 4 << 20;
+	EXPECT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &old));
+	EXPECT_EQ(0, sys_stop(0));
 }
 
 #define MAX_FREQUENCY "/proc/sys/kernel/sleepy_max_frequency"
