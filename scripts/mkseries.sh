@@ -47,7 +47,7 @@ commits=(
 "sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
-"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/sched.c kernel/sleepy/irq.c kernel/sleepy/stack.c|0003-sleepy-syscalls.patch|session"
+"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/walk.c kernel/sleepy/sched.c kernel/sleepy/irq.c kernel/sleepy/stack.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0005-sleepy-tick-hook.patch|'
 "|"'|0006-sched-idle-sleepy-hook.patch|'
@@ -120,9 +120,17 @@ code's calls come in their own patches, each behind a static key of its
 own so that sampling-only sessions do not pay for them.  The executable
 file mappings of the profiled processes (start, length, file offset,
 path, build-id) go into the stream too: for every process at the start,
-from a walk per CPU outside the hotplug lock, and from mmap and
-mprotect hooks (their own patch), so that a tool can name the samples
-of a process that exited or whose pid was reused.
+and from mmap and mprotect hooks (their own patch), so that a tool can
+name the samples of a process that exited or whose pid was reused.
+The processes that ran before the session and their mappings are
+written by a kthread of the session's own once its descriptor is
+handed out, at the pace of the reader (a full buffer makes it move to
+another CPU's or wait a tick, never drop), with the mmap_lock taken by
+a trylock the stop can interrupt and never held while it waits;
+sampling begins when it is done (SLEEPY_IOC_SESSION_INFO says when),
+so a session started beside thousands of processes with small buffers
+loses nothing of its start, and a stuck mm cannot hang a start or a
+stop under the session lock.
 With SLEEPY_FLAG_CALLCHAIN every sample carries its call stacks: the
 user stack walked by frame pointers with copy_from_user_nofault() from
 the sampling interrupt (32-bit frames for compat tasks), the kernel stack
@@ -135,7 +143,11 @@ Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs), and for
 tracepoints (perf_allow_tracepoint()) to record switches, wakeups and
 interrupt times; callers in a child pid namespace are refused because
-records carry global pids.
+records carry global pids.  Only the user who started a session (or
+CAP_SYS_ADMIN) stops it.  The buffers are charged as perf charges its
+ring buffers: perf_event_mlock_kb per CPU to the user's locked_vm, the
+rest to the mm's pinned_vm within RLIMIT_MEMLOCK unless CAP_IPC_LOCK,
+refused with EPERM as perf_mmap() refuses.
 kernel.sleepy_max_frequency bounds the rate as perf_event_max_sample_rate
 does, and kernel.sleepy_abi_version tells tools whether the kernel
 speaks their ABI before they call it."
@@ -143,7 +155,11 @@ bodies[selftest]="kselftest harness tests of every documented error of sleepy_st
 sleepy_stop(), E2BIG write-back, the session descriptor (close stops
 the session, a killed owner frees the buffers), its ioctls, refusal in
 a pid namespace, start/stop cycles, new appids on fork, exec and pid
-reuse, the start walk against zombies and a fork storm, a pid filter,
+reuse, the start walk against zombies and a fork storm, the start walk
+beside 2,000 processes with the smallest buffers (nothing lost, every
+process and mapping announced) and without a reader (stop, owner's
+death and the next start go through), a stop by another user refused,
+the buffers' memlock charge, a pid filter,
 CPU hotplug during sessions, an idle CPU sampled after the start, and
 the accounting of samples and drops.  Added to the default TARGETS."
 
@@ -152,7 +168,7 @@ the accounting of samples and drops.  Added to the default TARGETS."
 write_sleepy_makefile() {
 	local dir=$tree/kernel/sleepy core="" tests="" o
 	[ -d "$dir" ] || return 0
-	for o in apps buffer session sampling process maps sched irq stack; do
+	for o in apps buffer session sampling process maps walk sched irq stack; do
 		[ -f "$dir/$o.c" ] && core+=" $o.o"
 	done
 	for o in apps_kunit buffer_kunit; do
@@ -284,9 +300,9 @@ Design choices a reviewer will ask about:
   first action's entry to its last one's exit.  Only x86's
   local timer among the system vectors so far; arm64's per-CPU timer
   (handle_percpu_devid_irq()) is not hooked yet.
-- Mappings: a call next to perf_event_mmap() in __mmap_region() and a
-  walk per CPU at the start write each executable file mapping of a
-  profiled process, in process context only: path by file_path(),
+- Mappings: a call next to perf_event_mmap() in __mmap_region() and the
+  start walk write each executable file mapping of a profiled process
+  (the hook asks whether a session wants it before it reads anything), in process context only: path by file_path(),
   build-id by build_id_parse_nofault() (never a fault under mmap_lock).
   An exec's mappings come before the exec hook and are flagged as
   belonging to the image it announces next.  A call next to

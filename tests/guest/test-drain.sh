@@ -1,12 +1,13 @@
 #!/bin/sh
 # The drainer keeps up: zero drops over 30 s at 1 kHz and 10 kHz with
-# both CPUs busy, and every sample the kernel counted is in the file.
+# both CPUs busy, and every sample the kernel counted is in the file; and
+# a session started beside thousands of processes with 8 KiB buffers.
 # Every point of the sampling grid is accounted for, and a frequency the
 # CPUs cannot keep up with is missed, counted, and leaves them working.
 . /sleepy/guest/lib.sh
 cd /tmp
 seconds=${SLEEPY_DRAIN_SECONDS:-30}
-plan 12
+plan 14
 
 # utime PID: its user time in USER_HZ (100) ticks, read without a fork,
 # so nothing but the sleep and sleepy-stop runs inside a session's window.
@@ -112,3 +113,35 @@ lost=$(json_num /tmp/lost.json lost_in_stream)
 check "a drainer stopped for 1 s at 50 kHz: drops ($dropped) reported in the stream once it reads again ($lost), never more" \
 	[ -n "$drainer" -a "${dropped:-0}" -gt 0 -a "${lost:-0}" -gt 0 -a "${lost:-0}" -le "${dropped:-0}" ]
 rm -f /tmp/lost.data
+
+# A session started beside 2,000 processes with the smallest buffers
+# loses nothing of its start: the kernel's start walk writes them and
+# their mappings at the drainer's pace, and sampling begins after it.  A
+# loop started after the sleepers (so the walk meets it last) is named
+# from the mapping the walk wrote.
+walkers=2000
+: > /tmp/walkers
+i=0
+while [ $i -lt $walkers ]; do
+	sleep 100000 & echo $! >> /tmp/walkers
+	i=$((i + 1))
+done
+/sleepy/bench/loop 100000000000 >/dev/null & l1=$!
+read -r up0 _ < /proc/uptime
+sleepy-start -F 1000 -b 8K -o /tmp/walk.data > /dev/null
+read -r up1 _ < /proc/uptime
+sleep 2
+summary=$(sleepy-stop)
+kill $l1 $(cat /tmp/walkers); wait 2>/dev/null
+echo "# $summary; sleepy-start took $(awk -v a="$up0" -v b="$up1" 'BEGIN { print b - a }') s"
+sleepy-parse --format csv /tmp/walk.data > /tmp/walk.csv
+dropped=$(echo "$summary" | sed -n 's/.* \([0-9]*\) dropped.*/\1/p')
+check "started beside $walkers processes with 8 KiB buffers: nothing dropped ($dropped)" \
+	[ "$dropped" = 0 ]
+awk -F, '$1 == "by_app_ip" && $2 == "loop#1" && $5 == "user" {
+	all += $7; if ($6 == "main") main += $7 }
+	END { print all + 0, main + 0 }' /tmp/walk.csv > /tmp/walk.sum
+read -r user in_main < /tmp/walk.sum
+check "the loop the walk met last: $in_main of its $user user-mode samples named main" \
+	[ "$user" -gt 0 -a $((in_main * 2)) -gt "$user" ]
+rm -f /tmp/walk.data

@@ -91,7 +91,9 @@ const char *sleepy_explain(const char *call, int err)
 		what = "permission denied; needs CAP_PERFMON (or kernel.perf_event_paranoid <= 0; kernel IPs: <= 1 and kptr_restrict allowing it)";
 		break;
 	case EPERM:
-		what = "not permitted; needs CAP_PERFMON (--sched and --irq: or kernel.perf_event_paranoid = -1), from the initial pid namespace";
+		what = strcmp(call, "sleepy_stop") ?
+		       "not permitted; needs CAP_PERFMON (--sched and --irq: or kernel.perf_event_paranoid = -1), from the initial pid namespace, and buffers within perf_event_mlock_kb per CPU plus ulimit -l (or CAP_IPC_LOCK)" :
+		       "not permitted; the session belongs to another user (or needs CAP_SYS_ADMIN), or the caller is in a child pid namespace";
 		break;
 	case E2BIG:
 		what = "the kernel's sleepy is older than these tools (attribute block too big)";
