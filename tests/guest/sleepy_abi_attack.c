@@ -506,17 +506,26 @@ static uint64_t expect_start(const struct start_call *c, enum role role)
 	if (!role_privileged(role) ||
 	    ((a.flags & SLEEPY_FLAG_KERNEL) && role != ROLE_ROOT))
 		return BIT(EACCES);
-	/* Above pid_max no process can be: out of range or just not there. */
+	/*
+	 * Above pid_max no process can be: out of range or just not there.
+	 * Without CAP_IPC_LOCK the buffers may be more than the user may
+	 * lock (perf_event_mlock_kb per CPU, then RLIMIT_MEMLOCK), counting
+	 * those of its sessions not closed yet.
+	 */
 	if (a.pid > pid_max)
 		return BIT(EINVAL) | BIT(EBUSY) | BIT(ENOMEM) | BIT(ESRCH);
-	return BIT(0) | BIT(EBUSY) | BIT(ENOMEM) | (a.pid ? BIT(ESRCH) : 0);
+	return BIT(0) | BIT(EBUSY) | BIT(ENOMEM) | (a.pid ? BIT(ESRCH) : 0) |
+	       (role != ROLE_ROOT ? BIT(EPERM) : 0);
 }
 
-static uint64_t expect_stop(unsigned long flags, bool privileged)
+/* Another user's session is not a CAP_PERFMON user's to stop. */
+static uint64_t expect_stop(unsigned long flags, enum role role)
 {
 	if ((unsigned int)flags)
 		return BIT(EINVAL);
-	return privileged ? BIT(0) | BIT(ESRCH) : BIT(EACCES);
+	if (!role_privileged(role))
+		return BIT(EACCES);
+	return BIT(0) | BIT(ESRCH) | (role == ROLE_PERFMON ? BIT(EPERM) : 0);
 }
 
 static const char *errno_name(int e)
@@ -670,7 +679,7 @@ static void worker(int index, enum role role, unsigned long calls,
 			ret = sys_stop(flags);
 			err = errno;
 			account(CALL_STOP, privileged, ret, err, DOC_STOP,
-				expect_stop(flags, privileged), detail);
+				expect_stop(flags, role), detail);
 			continue;
 		}
 
@@ -713,7 +722,7 @@ static void worker(int index, enum role role, unsigned long calls,
 		ret = sys_stop(0);
 		err = errno;
 		account(CALL_CLEANUP_STOP, privileged, ret, err, DOC_STOP,
-			BIT(0) | BIT(ESRCH), role_name[role]);
+			expect_stop(0, role), role_name[role]);
 		close(session_fd);
 	}
 	_exit(0);

@@ -160,9 +160,9 @@ static bool sleepy_mmap_write_from(struct sleepy_session *session,
 				   pid_t pid, u32 appid,
 				   struct sleepy_mmap_scratch *scratch)
 {
+	VMA_ITERATOR(vmi, mm, *addr);
 	struct sleepy_mmap *rec = &scratch->record.rec;
 	struct vm_area_struct *vma;
-	VMA_ITERATOR(vmi, mm, *addr);
 
 	for_each_vma(vmi, vma) {
 		size_t size;

@@ -32,10 +32,10 @@
  * the last come too late and skip.
  *
  * Rate: after each sample the timer rearms on its grid at least half a
- * period ahead, and at least three times as long ahead as the sample took:
- * taking samples, the CPU spends at most a quarter of its time in this
- * code (perf_cpu_time_max_percent's default; perf measures its handlers
- * the same way, without the interrupt's entry and exit).  A CPU too slow
+ * period ahead, and far enough ahead that the sample's time stays within
+ * kernel.perf_cpu_time_max_percent of the CPU (by default 25: three times
+ * as long as the sample took; perf measures its handlers the same way,
+ * without the interrupt's entry and exit, and 0 or 100 lift the limit).  A CPU too slow
  * for the frequency, or an interrupt held off, skips and counts periods
  * instead of sampling back to back.  An hrtimer that finds its CPU idle
  * twice in a row does not rearm (the tick does not run on idle CPUs
@@ -47,6 +47,7 @@
 #include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
+#include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -124,9 +125,6 @@ void __sleepy_tick(struct pt_regs *regs)
 		sleepy_sample(session, regs);
 }
 
-/* The share of a CPU's time the samples may take, in percent. */
-#define SLEEPY_MAX_CPU_PERCENT	25
-
 /*
  * Moves @timer to the first point of its grid at least half a period, and
  * long enough for the sample begun at @began to keep its share, from now.
@@ -136,12 +134,16 @@ void __sleepy_tick(struct pt_regs *regs)
 static void sleepy_hrtimer_rearm(struct sleepy_session *session,
 				 struct hrtimer *timer, ktime_t began)
 {
+	int percent = READ_ONCE(sysctl_perf_cpu_time_max_percent);
 	ktime_t now = hrtimer_cb_get_time(timer);
-	ktime_t rest = div_s64(ktime_sub(now, began) *
-			       (100 - SLEEPY_MAX_CPU_PERCENT),
-			       SLEEPY_MAX_CPU_PERCENT);
-	ktime_t earliest = ktime_add(now, max(rest, session->period / 2));
-	u64 periods = hrtimer_forward(timer, earliest, session->period);
+	ktime_t rest = 0, earliest;
+	u64 periods;
+
+	/* perf's share of a CPU for its sampling; 0 or 100: no limit. */
+	if (percent > 0 && percent < 100)
+		rest = div_s64(ktime_sub(now, began) * (100 - percent), percent);
+	earliest = ktime_add(now, max(rest, session->period / 2));
+	periods = hrtimer_forward(timer, earliest, session->period);
 
 	if (periods > 1)
 		sleepy_buffer_count_missed(&session->buffer, periods - 1);

@@ -2091,6 +2091,37 @@ TEST_F(sleepy, buffers_charged_like_perf)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
+#define CPU_PERCENT "/proc/sys/kernel/perf_cpu_time_max_percent"
+
+/*
+ * The share of a CPU the samples may take is perf's: at 1% a CPU that
+ * cannot keep up with 50 kHz takes far fewer than at perf's default 25%.
+ */
+TEST_F(sleepy, sample_time_follows_perf_sysctl)
+{
+	const char *percent[] = { "25", "1" };
+	struct cpu_stats stats[MAX_CPUS];
+	uint64_t samples[2] = {};
+	char old[16];
+	struct stream s;
+	int i, cpu;
+
+	ASSERT_EQ(0, read_file(CPU_PERCENT, old, sizeof(old)));
+	self->attr.frequency = 50000;
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, write_file(CPU_PERCENT, percent[i]));
+		ASSERT_EQ(0, record_busy(self, 300, &s, stats));
+		for (cpu = 0; cpu < MAX_CPUS; cpu++)
+			samples[i] += stats[cpu].samples;
+		free(s.records);
+	}
+	ASSERT_EQ(0, write_file(CPU_PERCENT, old));
+	EXPECT_GT(samples[0], 4 * samples[1])
+		TH_LOG("%llu samples at 25%%, %llu at 1%%",
+		       (unsigned long long)samples[0],
+		       (unsigned long long)samples[1]);
+}
+
 #define MAX_FREQUENCY "/proc/sys/kernel/sleepy_max_frequency"
 
 /* kernel.sleepy_max_frequency bounds the rate, as perf's sysctl does. */
