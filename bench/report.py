@@ -514,7 +514,7 @@ def main():
     if raw["sched"]:
         reps, rows = event_cost_table(
             raw["sched"],
-            ["none", "sleepy", "sleepy-sched", "sleepy-sched-probes", "sleepy-irq",
+            ["none", "sleepy", "sleepy-sched", "sleepy-irq",
              "sleepy-sched-irq", "perf", "perf-sched", "perf-sched-record"],
             {"sleepy": "sleepy", "perf": "perf", "perf-sched-record": "none"})
         md.append("\n### --sched and --irq on a context-switch storm (pingpong, 20,000 rounds "
@@ -522,11 +522,9 @@ def main():
         md.append("Cost per record: the extra time over the same tool sampling alone "
                   "(sleepy, perf; `perf sched record`, which does not sample: over none) "
                   "divided by the switch and wakeup records written.  perf-sched records "
-                  "the tracepoints sleepy's calls sit next to (sched_switch, sched_waking, "
+                  "the tracepoints sleepy's probes are on (sched_switch, sched_waking, "
                   "sched_wakeup_new); `perf sched record` its own set (with raw tracepoint "
-                  "data, and sched_wakeup and sched_migrate_task besides).  "
-                  "sleepy-sched-probes records what sleepy-sched does through probes "
-                  "on those three tracepoints instead of sleepy's calls.\n")
+                  "data, and sched_wakeup and sched_migrate_task besides).\n")
         md.append(fmt_table(["configuration", "elapsed s", "overhead %", "records",
                              "cost/record µs", "dropped"], rows))
         with open(os.path.join(args.results, "sched.json"), "w") as f:
@@ -534,17 +532,15 @@ def main():
 
     if raw["irq"]:
         reps, rows = event_cost_table(raw["irq"], ["none", "sleepy", "sleepy-irq",
-                                                   "sleepy-irq-probes", "perf", "perf-irq"],
-                                      {})
+                                                   "perf", "perf-irq"], {})
         md.append("\n### --irq on a timer interrupt storm (20,000 sleeps of 50 µs on one CPU, "
                   "each ended by a local timer interrupt; sampling at 1 kHz; median of %d)\n" % reps)
         md.append("Cost per event: the extra time over the same tool sampling alone divided "
                   "by the interrupts and softirqs handled during the run (sleepy: the counts "
                   "of its histograms; perf: its *_entry records of irq:irq_handler, "
                   "irq:softirq and irq_vectors:local_timer, the tracepoints BCC's hardirqs "
-                  "and softirqs use, each interrupt two records).  sleepy-irq-probes "
-                  "times the same through probes on those tracepoints (and softirq_raise) "
-                  "instead of sleepy's calls.\n")
+                  "and softirqs use, each interrupt two records; sleepy's probes are on "
+                  "the same tracepoints, softirq_raise and x86's other timed vectors).\n")
         md.append(fmt_table(["configuration", "elapsed s", "overhead %", "events",
                              "cost/event µs", "dropped"], rows))
         with open(os.path.join(args.results, "irq.json"), "w") as f:

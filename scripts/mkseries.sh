@@ -51,11 +51,6 @@ commits=(
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0005-sleepy-tick-hook.patch|'
 "|"'|0006-sched-idle-sleepy-hook.patch|'
-"|"'|0007-sleepy-fork-exit-hooks.patch|'
-"|"'|0008-exec-sleepy-hook.patch|'
-"|"'|0009-sched-sleepy-switch-wakeup-hooks.patch|'
-"|"'|0010-irq-sleepy-interrupt-histograms.patch|'
-"|"'|0011-x86-apic-sleepy-local-timer.patch|'
 "|"'|0012-mm-sleepy-mmap-hook.patch|'
 "selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0013-selftests-sleepy.patch|selftest"
 "|Documentation/userspace-api/sleepy.rst|0014-sleepy-docs.patch|"
@@ -101,9 +96,11 @@ times.
 
 While a session runs, the tick (or a pinned hard-irq hrtimer per CPU at
 a chosen frequency) samples the interrupted context with the appid of
-its process, and the process hooks keep the tables.  Hooks find the
-session through an RCU pointer behind a static key; the stop clears it
-and waits for a grace period before it cancels the timers.  A CPU
+its process, and probes on the sched_process_fork/exec/exit tracepoints
+keep the tables.  Hooks and probes find the session through an RCU
+pointer (the hooks behind a static key); the stop clears it and waits
+for a grace period before it cancels the timers and unregisters the
+probes.  A CPU
 hotplug state starts and cancels each CPU's timer, so a CPU that goes
 down does not leave its timer on another one and a CPU that comes up
 is sampled.  All CPUs' timers fire on the multiples of the period, as
@@ -115,9 +112,9 @@ until it leaves idle.
 With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
 and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
 handler times, written at the stop and on request (an ioctl has each
-CPU write its own from an IPI); the scheduler's and the interrupt
-code's calls come in their own patches, each behind a static key of its
-own so that sampling-only sessions do not pay for them.  The executable
+CPU write its own from an IPI), through probes on the scheduler's and
+the interrupts' tracepoints registered only for the sessions that ask,
+so that sampling-only sessions do not pay for them.  The executable
 file mappings of the profiled processes (start, length, file offset,
 path, build-id) go into the stream too: for every process at the start,
 and from mmap and mprotect hooks (their own patch), so that a tool can
@@ -149,8 +146,7 @@ ring buffers: perf_event_mlock_kb per CPU to the user's locked_vm, the
 rest to the mm's pinned_vm within RLIMIT_MEMLOCK unless CAP_IPC_LOCK,
 refused with EPERM as perf_mmap() refuses.
 kernel.sleepy_max_frequency bounds the rate as perf_event_max_sample_rate
-does, and kernel.sleepy_abi_version tells tools whether the kernel
-speaks their ABI before they call it."
+does."
 bodies[selftest]="kselftest harness tests of every documented error of sleepy_start() and
 sleepy_stop(), E2BIG write-back, the session descriptor (close stops
 the session, a killed owner frees the buffers), its ioctls, refusal in
@@ -267,39 +263,37 @@ work: 3.1 us per sample against perf's 4.6 and 4.5.  Instruction counts,
 not cycles: under -icount every instruction takes the same time.
 
 Design choices a reviewer will ask about:
-- Hooks: one static-branch call each in the tick, the scheduler's switch
-  away from the idle task (put_prev_task_idle()), fork, exec and exit;
-  the bodies live in kernel/sleepy/.  With SLEEPY_FLAG_SCHED, calls next
-  to trace_sched_switch(), trace_sched_waking() and
-  trace_sched_wakeup_new() record context switches and wakeups behind a
-  key of their own: not tracepoint probes, because CONFIG_TRACEPOINTS
-  comes only with the tracing infrastructure, which sleepy does not
-  otherwise need.  Where a kernel has tracepoints, sleepy.sched_probes=1
-  records the same through probes on those three tracepoints, which
-  measured the choice (make bench, a futex and pipe ping-pong of 20,000
-  rounds on one CPU, median of 3): 0.678 us per switch or wakeup record
-  through the calls, 0.707 through the probes (about 15 instructions,
-  4%, more), against 2.98 for perf record on the same tracepoints.  The
-  probe on sched_waking must skip a task waking itself (try_to_wake_up()
-  fires it with interrupts on and no pi_lock there), which the call's
-  place never sees.
-  With SLEEPY_FLAG_IRQ, calls around all actions of a hard interrupt in
-  __handle_irq_event_percpu(), around each softirq handler (and, on x86,
-  around local_apic_timer_interrupt()) fill per-CPU log2 histograms that
-  are written at the stop, or each CPU's from an IPI when the session's
-  owner asks (SLEEPY_IOC_IRQ_FLUSH, for interval views), not a record
-  per interrupt: 2.35 us per
-  interrupt or softirq on a local-timer storm (make bench, median of 3),
-  against 3.8 for perf recording irq:irq_handler_*, irq:softirq_* and
+- Hooks: direct calls only where no tracepoint sits, one static branch
+  each: the tick, the scheduler's switch away from the idle task
+  (put_prev_task_idle()) and mmap/mprotect next to perf_event_mmap().
+  Fork, exec and exit (sched_process_fork/exec/exit), context switches
+  and wakeups (sched_switch, sched_waking, sched_wakeup_new) and
+  interrupts (irq_handler_entry/exit, softirq_entry/exit/raise and x86's
+  local_timer, irq_work, reschedule and call_function(_single) vectors)
+  are probes on the tracepoints already there, registered only for the
+  sessions that need them: CONFIG_SLEEPY selects CONFIG_TRACEPOINTS, not
+  the tracing infrastructure.  An earlier version had direct calls next
+  to those tracepoints as well, and measured both (make bench, median of
+  3): 0.678 us per switch or wakeup record through the calls, 0.707
+  through the probes (4% more), against 2.98 for perf record on the same
+  tracepoints; 2.346 and 2.353 us per interrupt or softirq, against 3.8
+  for perf recording irq:irq_handler_*, irq:softirq_* and
   irq_vectors:local_timer_* (what BCC's hardirqs and softirqs attach
-  to).  sleepy.irq_probes=1 runs the same functions from probes on those
-  tracepoints and softirq_raise: 2.35 us too, so the calls stay (they
-  need no tracing infrastructure).  On a shared line, calls around each
-  action's handler also give each action a histogram of its own (its
-  place in the IRQ's list names it); the probes time an IRQ from its
-  first action's entry to its last one's exit.  Only x86's
-  local timer among the system vectors so far; arm64's per-CPU timer
-  (handle_percpu_devid_irq()) is not hooked yet.
+  to).  The probe on sched_waking skips a task waking itself
+  (try_to_wake_up() fires it with interrupts on and no pi_lock there).
+  The exit probe retires the appid when signal->live has reached zero;
+  a thread that gets there after the last one finds it gone.
+  The interrupt histograms are written at the stop, or each CPU's from
+  an IPI when the session's owner asks (SLEEPY_IOC_IRQ_FLUSH, for
+  interval views), not a record per interrupt.  Each time is the
+  handler's own: a CPU sums the own time of the hard interrupts it
+  finished, and a softirq, IRQ or action takes off what the sum grew by
+  while it ran, as irqtime accounting splits them.  An IRQ is timed from
+  its first action's entry to its last one's exit; on a shared line each
+  action also has a histogram of its own, keyed by IRQ and dev_id, named
+  in the stream by the name it had when first seen.  arm64's per-CPU
+  timer (handle_percpu_devid_irq()) has no vector tracepoint and is not
+  timed.
 - Mappings: a call next to perf_event_mmap() in __mmap_region() and the
   start walk write each executable file mapping of a profiled process
   (the hook asks whether a session wants it before it reads anything), in process context only: path by file_path(),
@@ -323,8 +317,22 @@ Design choices a reviewer will ask about:
   would tell, kptr_restrict for kernel IPs, refused in child pid
   namespaces (records carry global pids).
 - Syscall numbers 1000/1001: outside the range upstream assigns in order,
-  so tools built against this series get ENOSYS on other kernels; to be
-  replaced by the next free numbers on merge.
+  so tools built against this series get ENOSYS on other kernels instead
+  of whatever upstream gives the next free numbers (463/464 here) later.
+  The cost: __NR_syscalls becomes 1002 for every architecture with the
+  generic table, and x86's tables reach 1002 entries, about 540
+  sys_ni_syscall entries each: x86-64's sys_call_table grows from 3,704
+  to 8,016 bytes (nm -S vmlinux of the test kernel), and what is sized by
+  the syscall count (seccomp's per-filter action-cache bitmaps, ftrace's
+  syscall metadata) grows with it.  Out of tree we take that cost; on
+  merge the numbers become the next free ones.
+- One session at a time: the hooks find it through one RCU pointer and
+  one static key, the probes are registered once, and a second
+  concurrent profiler would double the sampling interrupts on every CPU;
+  a second start gets EBUSY and the session's owner (or CAP_SYS_ADMIN) is
+  the only one who can stop it.  perf's per-event model lets many
+  sessions coexist; lifting the limit needs per-session hook lists and is
+  left for when someone needs it.
 - relay: patch 2 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 

@@ -288,7 +288,7 @@ stage "guests: normal, then -icount (beside the debug kernel's build)"
 # machine 2-3x slower passes; the run's deadline bounds them too.
 QEMU_EXTRA="$shared_irq_device" \
 	guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 600 ""
-guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kselftest kselftest-i386 \
+guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq kselftest kselftest-i386 \
 	tools accuracy idle drain sched irq stacks abi-attack
 # 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
@@ -298,6 +298,20 @@ guest_finish icount icount
 stage "host: unit tests and fuzzing"
 build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 tap_group host "$logs/host-unit.log" $?
+# The host's kernel has no sleepy: the tools say so in one line, exit 1.
+if grep -qw __x64_sys_sleepy_start /proc/kallsyms; then
+	result skip "tools on a kernel without sleepy (this host runs one with it)"
+else
+	for tool in "sleepy-start -o $logs/nosleepy.data" sleepy-stop; do
+		out=$(build/userland/$tool 2>&1); status=$?
+		if [ $status = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		   grep -q 'no sleepy support' <<< "$out"; then
+			result ok "${tool%% *} on a kernel without sleepy: exit 1, one line ($out)"
+		else
+			result fail "${tool%% *} on a kernel without sleepy: exit $status: $out"
+		fi
+	done
+fi
 step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" "" \
 	make -s -C userland/fuzz O="$top/build/fuzz" HDR="$top/build/headers/include"
 build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
@@ -326,8 +340,8 @@ if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 	for part in $debug_parts; do
 		guest_status[debug-$part]=$(guest_exit_status "debug-$part")
 	done
-	guest_finish debug-sessions kunit-sleepy_apps kunit-sleepy_buffer storm sched-storm \
-		kselftest idle drain irq-probes trinity
+	guest_finish debug-sessions kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq storm sched-storm \
+		kselftest idle drain irq trinity
 	guest_finish debug-attack abi-attack
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"

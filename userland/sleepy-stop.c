@@ -53,11 +53,14 @@ int main(int argc, char **argv)
 		return SLEEPY_EXIT_USAGE;
 	}
 
-	if (sleepy_kernel_check("sleepy-stop"))
-		return SLEEPY_EXIT_ERROR;
 	if (sleepy_state_load(&drainer, output, sizeof(output))) {
 		/* No drainer of ours: still end a session someone left. */
 		err = sleepy_sys_stop(0);
+		if (err == -ENOSYS) {
+			fprintf(stderr, "sleepy-stop: %s\n",
+				sleepy_explain("sleepy_stop", err));
+			return SLEEPY_EXIT_ERROR;
+		}
 		fprintf(stderr, "sleepy-stop: no session started by sleepy-start (%s)%s\n",
 			sleepy_state_path(),
 			err ? "" : "; stopped the kernel session anyway");

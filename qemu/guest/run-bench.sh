@@ -219,12 +219,9 @@ done
 # The cost of --sched and --irq: two threads waking each other over a
 # futex and a pipe pair, 20,000 rounds, both pinned to the workload CPU,
 # so every round is four context switches and two wakeups; sampling at
-# 1 kHz alone, then with --sched, --irq and both, and with --sched
-# recorded through tracepoint probes instead of sleepy's calls
-# (sleepy.sched_probes, the same work behind the tracepoints' own static
-# keys and probe calls).  perf on the same run:
+# 1 kHz alone, then with --sched, --irq and both.  perf on the same run:
 # cpu-clock at 1 kHz alone, then with the tracepoints sleepy's --sched
-# hooks sit next to (sched_switch, sched_waking, sched_wakeup_new), and
+# probes are on (sched_switch, sched_waking, sched_wakeup_new), and
 # `perf sched record` (its own set, raw tracepoint data, no sampling).
 # perf starts the workload itself, so its setup is not timed; `elapsed`
 # times the workload alone in every configuration.
@@ -255,21 +252,14 @@ event_run() {
 	kind=$1 config=$2 rep=$3 label=$4 events=0 dropped=0
 	shift 4
 	rm -f /tmp/p.data
-	probes=/sys/module/sleepy/parameters/${kind}_probes
-	case $config in *-probes) [ -e $probes ] || {
-		say "$config: skipped, this kernel has no tracepoints ($probes)"
-		return; } ;;
-	esac
 	case $config in
 	none)
 		"$@" 2> /tmp/t ;;
 	sleepy*)
-		flags=$(echo ${config#sleepy} | sed 's/-probes//; s/-/ --/g')
-		case $config in *-probes) echo 1 > $probes ;; esac
+		flags=$(echo ${config#sleepy} | sed 's/-/ --/g')
 		sleepy-start -F 1000 $flags -o /tmp/sb.data > /dev/null
 		"$@" 2> /tmp/t
 		sleepy-stop > /dev/null
-		case $config in *-probes) echo 0 > $probes ;; esac
 		sleepy-parse --format json /tmp/sb.data > /tmp/sb.json
 		if [ $kind = sched ]; then
 			events=$(( $(json_field switches) + $(json_field wakeups) ))
@@ -306,7 +296,7 @@ if want sched; then
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/pingpong
 	rep=1
 	while [ $rep -le $repetitions ]; do
-		for config in none sleepy sleepy-sched sleepy-sched-probes sleepy-irq \
+		for config in none sleepy sleepy-sched sleepy-irq \
 			      sleepy-sched-irq perf perf-sched perf-sched-record; do
 			event_run sched $config $rep pingpong \
 				elapsed -c $workload_cpu /tmp/sched-bin/pingpong 20000
@@ -330,7 +320,7 @@ if want irq; then
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/ticker
 	rep=1
 	while [ $rep -le $repetitions ]; do
-		for config in none sleepy sleepy-irq sleepy-irq-probes perf perf-irq; do
+		for config in none sleepy sleepy-irq perf perf-irq; do
 			event_run irq $config $rep ticker \
 				elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50
 		done

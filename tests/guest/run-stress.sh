@@ -16,13 +16,13 @@ export PATH=/sleepy/bin:$PATH
 part=${1:-all}
 
 case $part in sessions|all)
-	kunit_groups sleepy_apps sleepy_buffer
+	kunit_groups sleepy_apps sleepy_buffer sleepy_irq
 	group storm /sleepy/guest/test-storm.sh "${SLEEPY_STRESS_ROUNDS:-20}"
 	group sched-storm /sleepy/guest/test-sched.sh storm "${SLEEPY_SCHED_STORM_ROUNDS:-6}"
 	group kselftest sleepy_test
 	group idle /sleepy/guest/test-idle.sh
 	group drain /sleepy/guest/test-drain.sh
-	group irq-probes /sleepy/guest/test-irq.sh probes
+	group irq /sleepy/guest/test-irq.sh
 	group trinity /sleepy/guest/test-trinity.sh "${SLEEPY_TRINITY_SECONDS:-150}"
 esac
 case $part in attack|all)

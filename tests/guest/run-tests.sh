@@ -6,7 +6,7 @@ cd /tmp
 export PATH=/sleepy/bin:$PATH
 . /sleepy/guest/lib.sh
 
-kunit_groups sleepy_apps sleepy_buffer
+kunit_groups sleepy_apps sleepy_buffer sleepy_irq
 group kselftest sleepy_test
 # The same suite built for i386: the 32-bit system call entries.  Under
 # QEMU's TCG a 32-bit busy loop gets almost no timer interrupts (local

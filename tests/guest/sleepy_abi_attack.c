@@ -87,10 +87,13 @@ static bool role_privileged(enum role role)
 	return role <= ROLE_SYS_ADMIN;
 }
 
-#define BIT(e)	(1ULL << (e))
+/* Sets of results: bit 0 success, bit e errno e; EOVERFLOW (75) takes 63. */
+#define EOVERFLOW_BIT	63
+#define BIT(e)	((e) == EOVERFLOW ? 1ULL << EOVERFLOW_BIT : \
+		 (e) < EOVERFLOW_BIT ? 1ULL << (e) : 0)
 #define DOC_START (BIT(0) | BIT(EACCES) | BIT(EPERM) | BIT(EBUSY) | \
 		   BIT(EINVAL) | BIT(E2BIG) | BIT(EFAULT) | BIT(ESRCH) | \
-		   BIT(ENOMEM))
+		   BIT(ENOMEM) | BIT(EOVERFLOW))
 #define DOC_STOP  (BIT(0) | BIT(EACCES) | BIT(EPERM) | BIT(EINVAL) | BIT(ESRCH))
 
 /* Counters shared by every process of the run. */
@@ -110,6 +113,7 @@ struct shared {
 
 static struct shared *sh;
 static long pid_max = 32768;
+static long perf_max_stack = 127;	/* kernel.perf_event_max_stack */
 
 static uint64_t rng_state;
 
@@ -294,7 +298,7 @@ static void random_attr(struct sleepy_attr *a, bool valid,
 	default: a->flags = SLEEPY_FLAG_KERNEL; break;
 	}
 	a->pid = chance(50) ? 0 : some_pid();
-	a->max_stack = chance(85) ? 0 : chance(50) ? rnd_below(SLEEPY_MAX_STACK + 2) :
+	a->max_stack = chance(85) ? 0 : chance(50) ? rnd_below(1026) :
 		       (uint32_t)rnd();
 	if (chance(20))
 		a->flags |= SLEEPY_FLAG_CALLCHAIN;
@@ -452,8 +456,7 @@ static bool attr_fields_valid(const struct sleepy_attr *a)
 {
 	if (a->flags & ~(uint64_t)SLEEPY_FLAGS_ALL)
 		return false;
-	if (a->max_stack && (!(a->flags & SLEEPY_FLAG_CALLCHAIN) ||
-			     a->max_stack > SLEEPY_MAX_STACK))
+	if (a->max_stack && !(a->flags & SLEEPY_FLAG_CALLCHAIN))
 		return false;
 	if (a->frequency > SLEEPY_MAX_FREQUENCY)
 		return false;
@@ -503,6 +506,8 @@ static uint64_t expect_start(const struct start_call *c, enum role role)
 		errors |= BIT(EINVAL);
 	if (errors)
 		return errors;
+	if (a.max_stack > perf_max_stack)
+		return BIT(EOVERFLOW);
 	if (!role_privileged(role) ||
 	    ((a.flags & SLEEPY_FLAG_KERNEL) && role != ROLE_ROOT))
 		return BIT(EACCES);
@@ -542,6 +547,7 @@ static const char *errno_name(int e)
 	case EINVAL: return "EINVAL";
 	case ENOSYS: return "ENOSYS";
 	case EINTR: return "EINTR";
+	case EOVERFLOW: return "EOVERFLOW";
 	default: return NULL;
 	}
 }
@@ -555,9 +561,9 @@ static void report(const char *what, int call, long ret, int err,
 	if (__atomic_fetch_add(&sh->reports, 1, __ATOMIC_RELAXED) >= MAX_REPORTS)
 		return;
 	for (e = 0; e < 64; e++)
-		if (expected & BIT(e))
+		if (expected & (1ULL << e))
 			snprintf(set + strlen(set), sizeof(set) - strlen(set),
-				 " %s", errno_name(e) ?: "?");
+				 " %s", errno_name(e == EOVERFLOW_BIT ? EOVERFLOW : e) ?: "?");
 	fprintf(stderr, "sleepy_abi_attack: %s: %s returned %ld errno %d (%s), expected one of:%s; %s\n",
 		what, call_name[call], ret, ret == -1 ? err : 0,
 		ret == -1 ? strerror(err) : "-", set, detail);
@@ -572,7 +578,7 @@ static bool account(int call, bool privileged, long ret, int err,
 
 	__atomic_fetch_add(&sh->count[call][privileged][e >= 0 && e < NERR ? e : NERR],
 			   1, __ATOMIC_RELAXED);
-	if (e < 0 || e >= 64 || !(documented & BIT(e))) {
+	if (e < 0 || !(documented & BIT(e))) {
 		__atomic_fetch_add(&sh->undocumented, 1, __ATOMIC_RELAXED);
 		report("undocumented result", call, ret, err, documented, detail);
 		return false;
@@ -1036,6 +1042,12 @@ int main(int argc, char **argv)
 	if (f) {
 		if (fscanf(f, "%ld", &pid_max) != 1)
 			pid_max = 32768;
+		fclose(f);
+	}
+	f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	if (f) {
+		if (fscanf(f, "%ld", &perf_max_stack) != 1)
+			perf_max_stack = 127;
 		fclose(f);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

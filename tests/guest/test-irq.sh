@@ -9,21 +9,11 @@
 # lie there, each CPU's in its own column of /proc/interrupts.
 # The guest has a second 9p device (tag aux, the repository's qemu/) on
 # the share's IRQ 11: a shared line, whose actions have histograms of
-# their own.  test-irq.sh probes: the same through sleepy.irq_probes (a
-# kernel with tracepoints).
+# their own.
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
-probes=
-[ "${1:-}" = probes ] && probes=1
-plan $((14 + ${probes:-0}))
-
-# Through the probes or not at all: a kernel without them ends the run
-# short of its plan.
-if [ -n "$probes" ] && ! echo 1 > /sys/module/sleepy/parameters/irq_probes; then
-	echo "# test-irq: no sleepy.irq_probes in this kernel"
-	exit 1
-fi
+plan 14
 mkdir -p /mnt/aux
 grep -q ' /mnt/aux ' /proc/mounts || mount -t 9p -o trans=virtio,ro aux /mnt/aux ||
 	echo "# test-irq: no second 9p device (tag aux): no shared line"
@@ -152,11 +142,5 @@ sleepy-start --irq-interval 1 -o /tmp/bad.data > /tmp/bad.out 2>&1
 status=$?
 check "--irq-interval without --irq: exit $status, $(wc -l < /tmp/bad.out) line: $(cat /tmp/bad.out)" \
 	eval "[ $status = 2 ] && [ \$(wc -l < /tmp/bad.out) = 1 ] && grep -q 'needs --irq' /tmp/bad.out && [ ! -e /tmp/bad.data ]"
-if [ -n "$probes" ]; then
-	echo 0 > /sys/module/sleepy/parameters/irq_probes
-	# A probe that cannot be registered falls back to the calls, saying so.
-	check "the histograms came through the probes (no fallback to the calls in the kernel log)" \
-		eval '! dmesg | grep -q "interrupt probes not registered"'
-fi
 umount /mnt/aux 2> /dev/null
 true

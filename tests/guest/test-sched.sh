@@ -39,15 +39,11 @@ kernel_function() {
 		END { print name }' /proc/kallsyms
 }
 
-# On a kernel with tracepoints (the debug one), every other round records
-# through sleepy.sched_probes, the probes on the scheduler's tracepoints,
-# and every other pair of rounds times interrupts through
-# sleepy.irq_probes, so that each combination runs.
+# Every round records switches and times interrupts through the probes;
+# each must have hard interrupt histograms.
 storm() {
-	rounds=$1
-	probes=/sys/module/sleepy/parameters/sched_probes probe_rounds=0
-	irq_probes=/sys/module/sleepy/parameters/irq_probes irq_probe_rounds=0 irq_probe_hists=0
-	if [ -e $probes ]; then plan 4; else plan 2; fi
+	rounds=$1 irq_hists=0
+	plan 3
 	rm -f /tmp/stop-storm /tmp/storm.err
 	forks() { while [ ! -e /tmp/stop-storm ]; do /bin/true; sh -c ':' & wait; done; }
 	pings() { while [ ! -e /tmp/stop-storm ]; do $bin/pingpong 2000; done; }
@@ -57,11 +53,6 @@ storm() {
 	failed=0 inconsistent=0 switches=0 dropped_total=0
 	i=0
 	while [ $i -lt $rounds ]; do
-		if [ -e $probes ]; then
-			echo $((i % 2)) > $probes
-			probe_rounds=$((probe_rounds + i % 2))
-			echo $((i / 2 % 2)) > $irq_probes
-		fi
 		sleepy-start --sched --irq --irq-interval 0.1 -k -F 10000 -b 8K -o /tmp/st.data > /dev/null 2>> /tmp/storm.err ||
 			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
 		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
@@ -78,11 +69,8 @@ storm() {
 			n=$(json_num /tmp/st.json switches)
 			switches=$((switches + ${n:-0}))
 			dropped_total=$((dropped_total + ${dropped:-0}))
-			if [ -e $irq_probes ] && [ $((i / 2 % 2)) = 1 ]; then
-				irq_probe_rounds=$((irq_probe_rounds + 1))
-				sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/st.json | grep -q '"count": [1-9]' &&
-					irq_probe_hists=$((irq_probe_hists + 1))
-			fi
+			sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/st.json | grep -q '"count": [1-9]' &&
+				irq_hists=$((irq_hists + 1))
 			# Every loss counted; a LOST record may not fit after the last drop.
 			if [ -z "$n" ] || [ "$n" = 0 ] || [ -z "$lost" ] || [ "$lost" -gt "$dropped" ] ||
 			   { [ "$dropped" = 0 ] && [ "$lost" != 0 ]; }; then
@@ -96,17 +84,12 @@ storm() {
 	done
 	touch /tmp/stop-storm
 	wait $f $p
-	[ -e $probes ] && echo 0 > $probes && echo 0 > $irq_probes
 	[ -s /tmp/storm.err ] && sed 's/^/# storm: /' /tmp/storm.err | head -n 40
 	check "sched storm: $rounds --sched --irq sessions at 10 kHz with CPU 1 offline and back, $failed failures" [ $failed = 0 ]
 	check "sched storm: $switches switches recorded, $dropped_total dropped, every round's drops counted in the stream" \
 		[ $inconsistent = 0 ]
-	[ -e $probes ] &&
-		check "sched storm: $probe_rounds of the rounds recorded through tracepoint probes (each with switches)" \
-			[ $probe_rounds -gt 0 ]
-	[ -e $probes ] &&
-		check "sched storm: $irq_probe_hists of the $irq_probe_rounds rounds timing interrupts through probes have hard interrupt histograms" \
-			eval "[ $irq_probe_rounds -gt 0 ] && [ $irq_probe_hists = $irq_probe_rounds ]"
+	check "sched storm: $irq_hists of the $rounds rounds have hard interrupt histograms" \
+		[ $irq_hists = $rounds ]
 }
 
 if [ "${1-}" = storm ]; then

@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 43
+plan 41
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -33,23 +33,6 @@ check "second sleepy-start: exit 1, busy explained ($out)" \
 	sh -c "[ $status = 1 ] && echo '$out' | grep -q 'already running'"
 check "sleepy-stop after start: exit 0" sleepy-stop
 check "recording parses cleanly" sh -c 'sleepy-parse /tmp/a.data >/dev/null'
-
-# A kernel with another sleepy ABI, or none: one line saying so, exit 1,
-# and no system call made (it could be another one on such a kernel).
-echo 9 > /tmp/abi9
-mount --bind /tmp/abi9 /proc/sys/kernel/sleepy_abi_version
-out=$(sleepy-start -o /tmp/v.data 2>&1); status=$?
-umount /proc/sys/kernel/sleepy_abi_version
-lines=$(echo "$out" | wc -l)
-case $out in *"ABI is version 9"*) said=yes ;; *) said=no ;; esac
-check "sleepy-start on a kernel with ABI version 9: exit 1, one line ($out)" \
-	[ $status = 1 -a "$lines" = 1 -a $said = yes ]
-mount -t tmpfs none /proc/sys/kernel
-out=$(sleepy-start -o /tmp/v.data 2>&1); status=$?
-umount /proc/sys/kernel
-case $out in *"has no sleepy"*) said=yes ;; *) said=no ;; esac
-check "sleepy-start on a kernel without sleepy: exit 1, says so ($out)" \
-	[ $status = 1 -a $said = yes ]
 
 sleepy-record -o /tmp/r.data -- sh -c 'exit 3' >/dev/null 2>&1
 check "sleepy-record returns the command's exit status" [ $? = 3 ]

@@ -337,7 +337,7 @@ static void write_sched(void)
 	free(b.data);
 }
 
-/* A histogram written at @time_ns; 0: one of ABI 4, without the time. */
+/* A histogram written at @time_ns; 0: one of an earlier kernel, without the time. */
 static void put_irq_hist(struct builder *b, uint32_t cpu, uint32_t kind,
 			 uint32_t number, uint64_t count, uint64_t time_ns)
 {
@@ -349,7 +349,7 @@ static void put_irq_hist(struct builder *b, uint32_t cpu, uint32_t kind,
 
 	h.log2_ns[11] = count;
 	if (!time_ns)
-		h.header.size = SLEEPY_IRQ_HIST_SIZE_VER0;
+		h.header.size = SLEEPY_IRQ_HIST_SIZE_NO_TIME;
 	put(b, &h, h.header.size);
 }
 

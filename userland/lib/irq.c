@@ -7,8 +7,28 @@
 #include "irq.h"
 #include "recording.h"
 
-/* x86's LOCAL_TIMER_VECTOR, the one system vector the kernel times. */
-#define X86_LOCAL_TIMER_VECTOR	0xec
+/*
+ * The x86 system vectors the kernel times, by their rows in
+ * /proc/interrupts: the local APIC timer, irq_work, rescheduling and
+ * function-call IPIs (both of CAL's vectors).
+ */
+static const struct {
+	uint32_t vector;
+	const char *name;
+} x86_vectors[] = {
+	{ 0xec, "LOC" }, { 0xf6, "IWI" }, { 0xfd, "RES" }, { 0xfc, "CAL" },
+	{ 0xfb, "CAL" },
+};
+
+static const char *vector_name(uint32_t vector)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(x86_vectors) / sizeof(x86_vectors[0]); i++)
+		if (x86_vectors[i].vector == vector)
+			return x86_vectors[i].name;
+	return NULL;
+}
 
 static const char *const softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
@@ -20,12 +40,15 @@ void sleepy_irqs_init(struct sleepy_irqs *irqs)
 	memset(irqs, 0, sizeof(*irqs));
 	sleepy_table_init(&irqs->totals, sizeof(struct sleepy_irq_total));
 	sleepy_table_init(&irqs->charges, sizeof(struct sleepy_irq_charge));
+	sleepy_table_init(&irqs->actions,
+			  sizeof(struct sleepy_irq_action_name));
 }
 
 void sleepy_irqs_free(struct sleepy_irqs *irqs)
 {
 	sleepy_table_free(&irqs->totals);
 	sleepy_table_free(&irqs->charges);
+	sleepy_table_free(&irqs->actions);
 	free(irqs->interrupts);
 	irqs->interrupts = NULL;
 }
@@ -37,6 +60,18 @@ static int same_total(const void *slot, const void *arg)
 	return a->kind == b->kind && a->number == b->number &&
 	       a->action == b->action && a->cpu == b->cpu &&
 	       a->end_ns == b->end_ns;
+}
+
+static int same_action(const void *slot, const void *arg)
+{
+	const struct sleepy_irq_action_name *a = slot, *b = arg;
+
+	return a->irq == b->irq && a->action == b->action;
+}
+
+static uint64_t action_hash(uint32_t irq, uint32_t action)
+{
+	return ((uint64_t)irq << 32 | action) * 1000003;
 }
 
 static int same_charge(const void *slot, const void *arg)
@@ -57,7 +92,7 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 			.number = h->number,
 			.action = h->kind == SLEEPY_IRQ_ACTION ? h->action : 0,
 			.cpu = irqs->by_cpu ? h->cpu : SLEEPY_IRQ_ALL_CPUS,
-			/* Recordings of ABI 4 had no time: one interval. */
+			/* Earlier kernels' records had no time: one interval. */
 			.end_ns = irqs->by_interval &&
 				  record->size >= sizeof(*h) ? h->time_ns : 0,
 		};
@@ -77,6 +112,21 @@ void sleepy_irqs_add(struct sleepy_irqs *irqs,
 		t->total_ns += h->total_ns;
 		for (i = 0; i < SLEEPY_IRQ_BUCKETS; i++)
 			t->log2_ns[i] += h->log2_ns[i];
+	} else if (record->type == SLEEPY_REC_IRQ_ACTION) {
+		const struct sleepy_irq_action *a = (const void *)record;
+		struct sleepy_irq_action_name key = {
+			.irq = a->irq,
+			.action = a->action,
+		}, *n;
+
+		n = sleepy_table_get(&irqs->actions,
+				     action_hash(a->irq, a->action),
+				     same_action, &key);
+		n->irq = a->irq;
+		n->action = a->action;
+		/* The kernel pads it with NULs; a damaged one is cut. */
+		memcpy(n->name, a->name, sizeof(n->name) - 1);
+		n->name[sizeof(n->name) - 1] = 0;
 	} else if (record->type == SLEEPY_REC_IRQ_APP) {
 		const struct sleepy_irq_app *a = (const void *)record;
 		struct sleepy_irq_charge key = {
@@ -158,28 +208,6 @@ static const char *irq_names(const struct sleepy_irqs *irqs, uint32_t number,
 	return line + start;
 }
 
-/* Name @index of the comma-separated @names, @len long, into @buf. */
-static bool list_item(const char *names, size_t len, uint32_t index,
-		      char *buf, size_t size)
-{
-	const char *p = names, *end = names + len;
-
-	for (;;) {
-		const char *comma = memchr(p, ',', end - p);
-		const char *stop = comma ? comma : end;
-
-		if (!index--) {
-			snprintf(buf, size, "%.*s", (int)(stop - p), p);
-			return true;
-		}
-		if (!comma)
-			return false;
-		p = comma + 1;
-		while (p < end && is_blank(*p))
-			p++;
-	}
-}
-
 const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			    uint32_t number, char *buf, size_t size)
 {
@@ -194,8 +222,8 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 		else
 			snprintf(buf, size, "softirq %u", number);
 	} else if (kind == SLEEPY_IRQ_SYSVEC) {
-		if (number == X86_LOCAL_TIMER_VECTOR)
-			snprintf(buf, size, "LOC");
+		if (vector_name(number))
+			snprintf(buf, size, "%s", vector_name(number));
 		else
 			snprintf(buf, size, "vector 0x%x", number);
 	} else if ((names = irq_names(irqs, number, &len))) {
@@ -210,14 +238,22 @@ const char *sleepy_irq_total_name(const struct sleepy_irqs *irqs,
 				  const struct sleepy_irq_total *t,
 				  char *buf, size_t size)
 {
-	const char *names;
-	size_t len;
+	struct sleepy_irq_action_name key = {
+		.irq = t->number,
+		.action = t->action,
+	};
+	const struct sleepy_irq_action_name *n;
 
 	if (t->kind != SLEEPY_IRQ_ACTION || t->number == SLEEPY_IRQ_OTHER)
 		return sleepy_irq_name(irqs, t->kind, t->number, buf, size);
-	names = irq_names(irqs, t->number, &len);
-	if (names && list_item(names, len, t->action, buf, size))
-		return buf;
-	snprintf(buf, size, "irq %u action %u", t->number, t->action);
+	n = irqs ? sleepy_table_find(&irqs->actions,
+				     action_hash(t->number, t->action),
+				     same_action, &key) : NULL;
+	if (n && n->name[0])
+		snprintf(buf, size, "%s", n->name);
+	else if (t->action == SLEEPY_IRQ_OTHER)
+		snprintf(buf, size, "irq %u [other actions]", t->number);
+	else
+		snprintf(buf, size, "irq %u action %u", t->number, t->action);
 	return buf;
 }

@@ -24,7 +24,7 @@ struct sleepy_irq_total {
 	uint32_t kind;		/* enum sleepy_irq_kind */
 	uint32_t number;
 	uint32_t cpu;		/* SLEEPY_IRQ_ALL_CPUS unless by_cpu */
-	uint32_t action;	/* SLEEPY_IRQ_ACTION's place in its IRQ's list */
+	uint32_t action;	/* SLEEPY_IRQ_ACTION's id in the session */
 	uint64_t end_ns;	/* its interval's end; 0 unless by_interval */
 	uint64_t count;
 	uint64_t total_ns;
@@ -41,9 +41,17 @@ struct sleepy_irq_charge {
 	uint64_t total_ns;
 };
 
+/* The name a shared line's action had when the kernel first saw it. */
+struct sleepy_irq_action_name {
+	uint32_t irq;
+	uint32_t action;
+	char name[SLEEPY_IRQ_NAME_LEN];
+};
+
 struct sleepy_irqs {
 	struct sleepy_table totals;	/* -> struct sleepy_irq_total */
 	struct sleepy_table charges;	/* -> struct sleepy_irq_charge */
+	struct sleepy_table actions;	/* -> struct sleepy_irq_action_name */
 	char *interrupts;		/* /proc/interrupts at the stop, or NULL */
 	/* Set before adding: totals per CPU, per interval (flush or stop). */
 	bool by_cpu;
@@ -52,7 +60,10 @@ struct sleepy_irqs {
 
 void sleepy_irqs_init(struct sleepy_irqs *irqs);
 void sleepy_irqs_free(struct sleepy_irqs *irqs);
-/* Adds a SLEEPY_REC_IRQ_HIST, SLEEPY_REC_IRQ_APP or SLEEPY_REC_INTERRUPTS. */
+/*
+ * Adds a SLEEPY_REC_IRQ_HIST, SLEEPY_REC_IRQ_APP, SLEEPY_REC_IRQ_ACTION or
+ * SLEEPY_REC_INTERRUPTS.
+ */
 void sleepy_irqs_add(struct sleepy_irqs *irqs,
 		     const struct sleepy_record_header *record);
 /*
@@ -65,8 +76,8 @@ const char *sleepy_irq_name(const struct sleepy_irqs *irqs, uint32_t kind,
 			    uint32_t number, char *buf, size_t size);
 /*
  * The name of @t: sleepy_irq_name(), or for one action of a shared line
- * its own name ("virtio1"), or "irq 11 action 1" if the recording has
- * none for it.
+ * the name the kernel recorded for it ("virtio1"), or "irq 11 action 1"
+ * if the recording has none for it.
  */
 const char *sleepy_irq_total_name(const struct sleepy_irqs *irqs,
 				  const struct sleepy_irq_total *t,

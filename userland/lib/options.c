@@ -13,8 +13,8 @@
 
 void sleepy_print_version(const char *tool)
 {
-	printf("%s (sleepy) %s, kernel ABI %u, file format %u\n", tool,
-	       SLEEPY_VERSION, SLEEPY_ABI_VERSION, SLEEPY_FILE_VERSION);
+	printf("%s (sleepy) %s, file format %u\n", tool, SLEEPY_VERSION,
+	       SLEEPY_FILE_VERSION);
 }
 
 static int bad(const char *tool, const char *what, const char *value)
@@ -108,8 +108,8 @@ int sleepy_session_options_parse(struct sleepy_session_options *opts,
 			break;
 		case OPT_MAX_STACK:
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
-			    value > SLEEPY_MAX_STACK)
-				return bad(tool, "stack depth (1.." SLEEPY_STR(SLEEPY_MAX_STACK) ")", optarg);
+			    value > UINT32_MAX)
+				return bad(tool, "stack depth (1 up to kernel.perf_event_max_stack)", optarg);
 			opts->attr.max_stack = value;
 			break;
 		case 'p':

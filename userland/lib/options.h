@@ -20,7 +20,8 @@
 "    -k, --kernel         record kernel instruction pointers too\n" \
 "    -g, --call-graph     record call stacks: the user stack by frame pointers,\n" \
 "                         with -k the kernel stack too\n" \
-"        --max-stack N    with -g, frames kept per stack (1.." SLEEPY_STR(SLEEPY_MAX_STACK) ", default " \
+"        --max-stack N    with -g, frames kept per stack (1 up to\n" \
+"                         kernel.perf_event_max_stack, default " \
 			SLEEPY_STR(SLEEPY_DEFAULT_MAX_STACK) ")\n" \
 "    -p, --pid PID        only this process (with --follow, and its children)\n" \
 "        --follow         with -p: follow children forked after the start\n" \

@@ -220,6 +220,18 @@ void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 	return entry_slot(table, i);
 }
 
+void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
+			int (*match)(const void *slot, const void *arg),
+			const void *arg)
+{
+	size_t i;
+
+	if (!table->capacity)
+		return NULL;
+	i = table_find(table, key, match, arg);
+	return *entry_key(table, i) ? entry_slot(table, i) : NULL;
+}
+
 size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
 				uint64_t key)
 {
@@ -564,6 +576,7 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		break;
 	case SLEEPY_REC_IRQ_HIST:
 	case SLEEPY_REC_IRQ_APP:
+	case SLEEPY_REC_IRQ_ACTION:
 	case SLEEPY_REC_INTERRUPTS:
 		if (!profile->irqs) {
 			profile->irqs = xcalloc(1, sizeof(*profile->irqs));

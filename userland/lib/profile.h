@@ -206,6 +206,10 @@ void sleepy_table_free(struct sleepy_table *table);
 void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 		       int (*match)(const void *slot, const void *arg),
 		       const void *arg);
+/* Slot of @key (and @match on the slot), or NULL if absent. */
+void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
+			int (*match)(const void *slot, const void *arg),
+			const void *arg);
 void *sleepy_table_slot(struct sleepy_table *table, size_t index);
 /*
  * Copies of the table's slots, sorted by @cmp, in an array the caller

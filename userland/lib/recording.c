@@ -164,11 +164,13 @@ static size_t min_record_size(uint16_t type)
 	case SLEEPY_REC_WAKEUP:
 		return sizeof(struct sleepy_wakeup);
 	case SLEEPY_REC_IRQ_HIST:
-		return SLEEPY_IRQ_HIST_SIZE_VER0;
+		return SLEEPY_IRQ_HIST_SIZE_NO_TIME;
 	case SLEEPY_REC_IRQ_APP:
-		return SLEEPY_IRQ_APP_SIZE_VER0;
+		return SLEEPY_IRQ_APP_SIZE_NO_TIME;
 	case SLEEPY_REC_MMAP:
 		return sizeof(struct sleepy_mmap);
+	case SLEEPY_REC_IRQ_ACTION:
+		return sizeof(struct sleepy_irq_action);
 	case SLEEPY_REC_CPU_STATS:
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:

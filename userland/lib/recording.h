@@ -64,6 +64,13 @@ struct sleepy_text {
 #define SLEEPY_TEXT_MAX		(65528 - sizeof(struct sleepy_record_header))
 
 /*
+ * Interrupt records of recordings made with earlier kernels, which wrote
+ * them without their @time_ns: read as one interval.
+ */
+#define SLEEPY_IRQ_HIST_SIZE_NO_TIME	168
+#define SLEEPY_IRQ_APP_SIZE_NO_TIME	40
+
+/*
  * What one CPU counted over the session: the kernel's struct
  * sleepy_cpu_counters (SLEEPY_IOC_CPU_COUNTERS) as a record.
  * @missed is absent from records of SLEEPY_CPU_STATS_SIZE_VER0 bytes.

@@ -45,27 +45,6 @@
 #define DRAINER_EXIT_TIMEOUT_MS	60000
 #define SUBBUF_READ_RETRIES	5000	/* of 1 ms each */
 
-int sleepy_kernel_check(const char *tool)
-{
-	unsigned int version;
-	FILE *f = fopen(SLEEPY_ABI_VERSION_FILE, "r");
-	int n;
-
-	if (!f) {
-		fprintf(stderr, "%s: this kernel has no sleepy (no %s); boot one built with CONFIG_SLEEPY=y (see README: make run)\n",
-			tool, SLEEPY_ABI_VERSION_FILE);
-		return -1;
-	}
-	n = fscanf(f, "%u", &version);
-	fclose(f);
-	if (n != 1 || version != SLEEPY_ABI_VERSION) {
-		fprintf(stderr, "%s: this kernel's sleepy ABI is version %d, these tools speak version %u; use tools built for this kernel\n",
-			tool, n == 1 ? (int)version : -1, SLEEPY_ABI_VERSION);
-		return -1;
-	}
-	return 0;
-}
-
 int sleepy_sys_start(struct sleepy_attr *attr)
 {
 	int fd = syscall(__NR_sleepy_start, attr, 0);
@@ -94,6 +73,9 @@ const char *sleepy_explain(const char *call, int err)
 		what = strcmp(call, "sleepy_stop") ?
 		       "not permitted; needs CAP_PERFMON (--sched and --irq: or kernel.perf_event_paranoid = -1), from the initial pid namespace, and buffers within perf_event_mlock_kb per CPU plus ulimit -l (or CAP_IPC_LOCK)" :
 		       "not permitted; the session belongs to another user (or needs CAP_SYS_ADMIN), or the caller is in a child pid namespace";
+		break;
+	case EOVERFLOW:
+		what = "stack depth above kernel.perf_event_max_stack (see --max-stack)";
 		break;
 	case E2BIG:
 		what = "the kernel's sleepy is older than these tools (attribute block too big)";
@@ -537,10 +519,6 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		return -1;
 	}
 
-	if (sleepy_kernel_check("sleepy-start")) {
-		unlink(output);
-		return -1;
-	}
 	d.session = sleepy_sys_start(&session_attr);
 	if (d.session < 0) {
 		fprintf(stderr, "sleepy-start: %s\n",

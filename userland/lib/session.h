@@ -13,7 +13,6 @@
 #include <sys/types.h>
 #include <linux/sleepy.h>
 
-#define SLEEPY_ABI_VERSION_FILE	"/proc/sys/kernel/sleepy_abi_version"
 #define SLEEPY_STATE_DIR	"/run/sleepy"
 
 /* Exit codes shared by the tools (documented in their man pages). */
@@ -23,11 +22,6 @@ enum {
 	SLEEPY_EXIT_USAGE = 2,	/* bad command line */
 };
 
-/*
- * Whether the running kernel has sleepy with the ABI these tools speak;
- * if not, prints one line saying so, prefixed with @tool, and returns -1.
- */
-int sleepy_kernel_check(const char *tool);
 
 /* The system calls: the session's file descriptor, 0, or -errno. */
 int sleepy_sys_start(struct sleepy_attr *attr);

@@ -809,8 +809,10 @@ static void test_irq_histograms(void)
 }
 
 /*
- * A shared line: the IRQ's histogram and one per action, kept apart and
- * named from the list of names /proc/interrupts gives the line.
+ * A shared line: the IRQ's histogram and one per action, kept apart; the
+ * line named from /proc/interrupts, each action by the name the kernel
+ * recorded for its id (not by its place in the line's list: a device
+ * added or removed during the session moves those).
  */
 static void test_irq_actions(void)
 {
@@ -832,8 +834,19 @@ static void test_irq_actions(void)
 	struct builder b = {};
 	char line[64], a0[64], a1[64], a2[64];
 
+	struct sleepy_irq_action named = {
+		.header = { SLEEPY_REC_IRQ_ACTION, sizeof(named), 0 },
+		.irq = 11,
+	};
+
 	memcpy(names.text, text, sizeof(text));
 	put_header(&b, 2);
+	/* Action 0 is the line's second device: virtio0 came later. */
+	strcpy(named.name, "virtio1");
+	put(&b, &named, sizeof(named));
+	named.action = 1;
+	strcpy(named.name, "virtio0");
+	put(&b, &named, sizeof(named));
 	put(&b, &h, sizeof(h));
 	h.kind = SLEEPY_IRQ_ACTION;
 	h.total_ns = 100000;
@@ -860,11 +873,11 @@ static void test_irq_actions(void)
 	      act[1]->count == 35 && act[1]->total_ns == 200000 &&
 	      !strcmp(sleepy_irq_total_name(p.irqs, irq, line, sizeof(line)),
 		      "virtio0, virtio1") &&
-	      !strcmp(sleepy_irq_total_name(p.irqs, act[0], a0, sizeof(a0)), "virtio0") &&
-	      !strcmp(sleepy_irq_total_name(p.irqs, act[1], a1, sizeof(a1)), "virtio1") &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, act[0], a0, sizeof(a0)), "virtio1") &&
+	      !strcmp(sleepy_irq_total_name(p.irqs, act[1], a1, sizeof(a1)), "virtio0") &&
 	      !strcmp(sleepy_irq_total_name(p.irqs, act[2], a2, sizeof(a2)),
 		      "irq 11 action 2"),
-	      "irq: a shared line's actions apart from the line, named from its list");
+	      "irq: a shared line's actions apart from the line, named by the kernel's records");
 	sleepy_profile_free(&p);
 	free(b.data);
 }
@@ -885,7 +898,8 @@ static uint64_t irq_count(const struct sleepy_irqs *irqs, uint32_t cpu,
 
 /*
  * Flushed histograms: apart per CPU and interval when asked, summed
- * otherwise; a record of ABI 4 (no time) is read, as one interval.
+ * otherwise; a record of an earlier kernel (no time) is read, as one
+ * interval.
  */
 static void test_irq_intervals(void)
 {
@@ -908,10 +922,10 @@ static void test_irq_intervals(void)
 		h.time_ns = recs[i].time_ns;
 		put(&b, &h, sizeof(h));
 	}
-	h.header.size = SLEEPY_IRQ_HIST_SIZE_VER0;
+	h.header.size = SLEEPY_IRQ_HIST_SIZE_NO_TIME;
 	h.header.cpu = h.cpu = 0;
 	h.count = h.log2_ns[10] = 1;
-	put(&b, &h, SLEEPY_IRQ_HIST_SIZE_VER0);
+	put(&b, &h, SLEEPY_IRQ_HIST_SIZE_NO_TIME);
 	put_trailer(&b, 0, 0);
 
 	sleepy_profile_init(&p);

@@ -12,7 +12,8 @@
  * The channel has no files: a reader gets a file descriptor for one CPU's
  * buffer from the session (SLEEPY_IOC_CPU_BUFFER), with relay's own file
  * operations behind it, so neither debugfs nor root is needed to drain.
- * Reader: one user-space drainer per CPU, via relay's read(), which skips
+ * Reader: one user-space drainer per CPU (a second file for a buffer that
+ * has one is refused), via relay's read(), which skips
  * sub-buffer padding and consumes as it goes.  Each sub-buffer starts with
  * struct sleepy_subbuf_header whose committed field the writer advances
  * after each record, so the reader takes only whole records of whole
@@ -36,13 +37,16 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
+#include <linux/hashtable.h>
 #include <linux/irqflags.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/oom.h>
 #include <linux/relay.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 
 #include "sleepy.h"
@@ -345,6 +349,80 @@ void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,
 	} while (u64_stats_fetch_retry(&stats->syncp, start));
 }
 
+/*
+ * The CPU buffers that have a reader.  One each: relay's read() consumes
+ * as it goes, and two files (each with an inode of its own, so relay's
+ * inode lock does not order them) would read records twice or skip them.
+ * An entry lives from the open to the file's release, which holds the
+ * buffer until then.
+ */
+struct sleepy_reader {
+	struct hlist_node node;
+	struct rchan_buf *buf;
+};
+
+static DEFINE_SPINLOCK(sleepy_readers_lock);
+static DEFINE_HASHTABLE(sleepy_readers, 6);
+
+/* Relay's file operations, releasing the reader's entry too. */
+static struct file_operations sleepy_reader_fops __ro_after_init;
+
+static struct sleepy_reader *sleepy_reader_find(struct rchan_buf *buf)
+{
+	struct sleepy_reader *reader;
+
+	lockdep_assert_held(&sleepy_readers_lock);
+	hash_for_each_possible(sleepy_readers, reader, node, (unsigned long)buf)
+		if (reader->buf == buf)
+			return reader;
+	return NULL;
+}
+
+/* Takes @buf for a reader; -EBUSY if it has one. */
+static int sleepy_reader_claim(struct rchan_buf *buf)
+{
+	struct sleepy_reader *reader = kmalloc(sizeof(*reader), GFP_KERNEL);
+	int err = 0;
+
+	if (!reader)
+		return -ENOMEM;
+	reader->buf = buf;
+	spin_lock(&sleepy_readers_lock);
+	if (sleepy_reader_find(buf))
+		err = -EBUSY;
+	else
+		hash_add(sleepy_readers, &reader->node, (unsigned long)buf);
+	spin_unlock(&sleepy_readers_lock);
+	if (err)
+		kfree(reader);
+	return err;
+}
+
+static void sleepy_reader_unclaim(struct rchan_buf *buf)
+{
+	struct sleepy_reader *reader;
+
+	spin_lock(&sleepy_readers_lock);
+	reader = sleepy_reader_find(buf);
+	hash_del(&reader->node);
+	spin_unlock(&sleepy_readers_lock);
+	kfree(reader);
+}
+
+static int sleepy_reader_release(struct inode *inode, struct file *file)
+{
+	sleepy_reader_unclaim(file->private_data);
+	return relay_file_operations.release(inode, file);
+}
+
+static int __init sleepy_reader_init(void)
+{
+	sleepy_reader_fops = relay_file_operations;
+	sleepy_reader_fops.release = sleepy_reader_release;
+	return 0;
+}
+core_initcall(sleepy_reader_init);
+
 /**
  * sleepy_buffer_open_reader - a file descriptor reading one CPU's buffer
  * @buffer: the session's buffer
@@ -353,13 +431,13 @@ void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,
  * The file has relay's file operations and holds a reference on the CPU's
  * buffer (as relay's own open does), so it stays readable after the
  * session is gone.  Returns the descriptor, -ENODEV if @cpu has no
- * buffer, or another negative errno.
+ * buffer, -EBUSY if another file reads it, or another negative errno.
  */
 int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu)
 {
 	struct rchan_buf *buf;
 	struct file *file;
-	int fd;
+	int fd, err;
 
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -ENODEV;
@@ -370,16 +448,23 @@ int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu)
 	fd = get_unused_fd_flags(O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fd;
+	err = sleepy_reader_claim(buf);
+	if (err)
+		goto put_fd;
 	/* An inode of its own: relay's read() locks the file's inode. */
 	file = anon_inode_create_getfile("[sleepy-buffer]",
-					 &relay_file_operations, buf,
+					 &sleepy_reader_fops, buf,
 					 O_RDONLY, NULL);
 	if (IS_ERR(file)) {
-		put_unused_fd(fd);
-		return PTR_ERR(file);
+		err = PTR_ERR(file);
+		sleepy_reader_unclaim(buf);
+		goto put_fd;
 	}
 	/* Dropped by relay_file_release() when the file goes. */
 	kref_get(&buf->kref);
 	fd_install(fd, file);
 	return fd;
+put_fd:
+	put_unused_fd(fd);
+	return err;
 }

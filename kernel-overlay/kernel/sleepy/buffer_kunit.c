@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the sleepy per-CPU buffers: full buffers counting their
- * drops, wrap-around behind a reader, a hard-irq writer nesting over a
+ * drops, or not for a writer that tries again, wrap-around behind a reader, a hard-irq writer nesting over a
  * process-context one.  The tests build channels of their own,
  * independent of any running session, and read the buffers directly
  * through the relay structures.
@@ -107,6 +107,36 @@ static void sleepy_test_full(struct kunit *test)
 	sleepy_test_close(test, &buffer);
 }
 
+/*
+ * A writer that can wait or try again (the start walk, a histogram flush)
+ * finds the buffer full without a loss being counted or reported, and
+ * without its has-room hint saying otherwise.
+ */
+static void sleepy_test_try_write(struct kunit *test)
+{
+	struct sleepy_sample sample = { .appid = 1 };
+	struct sleepy_buffer buffer;
+	unsigned int written = 0, tries;
+	int cpu;
+
+	KUNIT_ASSERT_EQ(test, 0, sleepy_test_open(test, &buffer, 16384));
+	cpu = get_cpu();
+	KUNIT_EXPECT_TRUE(test, sleepy_buffer_has_room(&buffer, cpu));
+	for (tries = 0; tries < 1000; tries++)
+		written += sleepy_buffer_try_write(&buffer, &sample,
+						   SLEEPY_REC_SAMPLE,
+						   sizeof(sample));
+	KUNIT_EXPECT_LT(test, written, tries);
+	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
+	KUNIT_EXPECT_EQ(test, 0ULL,
+			per_cpu_ptr(buffer.stats, cpu)->lost_pending);
+	KUNIT_EXPECT_FALSE(test, sleepy_buffer_has_room(&buffer, cpu));
+	relay_subbufs_consumed(buffer.chan, cpu, buffer.chan->n_subbufs);
+	KUNIT_EXPECT_TRUE(test, sleepy_buffer_has_room(&buffer, cpu));
+	put_cpu();
+	sleepy_test_close(test, &buffer);
+}
+
 /* A reader that keeps up lets the writer wrap around without loss. */
 static void sleepy_test_wrap(struct kunit *test)
 {
@@ -173,8 +203,8 @@ static void sleepy_test_nested(struct kunit *test)
 	hrtimer_start(&timer, ns_to_ktime(20 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	/*
-	 * Until the timer has interrupted the writes at least once: an
-	 * emulated CPU may take its interrupt milliseconds late.
+	 * Until the timer has interrupted the writes at least once: a
+	 * virtual CPU may take its interrupt milliseconds late.
 	 */
 	end = jiffies + msecs_to_jiffies(200);
 	while (time_before(jiffies, end) && process_writes < 20000 &&
@@ -199,6 +229,7 @@ static void sleepy_test_nested(struct kunit *test)
 
 static struct kunit_case sleepy_buffer_test_cases[] = {
 	KUNIT_CASE(sleepy_test_full),
+	KUNIT_CASE(sleepy_test_try_write),
 	KUNIT_CASE(sleepy_test_wrap),
 	KUNIT_CASE(sleepy_test_nested),
 	{}

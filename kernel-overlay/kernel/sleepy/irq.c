@@ -2,74 +2,74 @@
 /*
  * sleepy: what interrupts cost, for sessions that ask (SLEEPY_FLAG_IRQ):
  * per CPU, a log2 histogram of the handler time of every hard interrupt
- * (per IRQ number, and the local APIC timer's system vector on x86), of
- * every softirq vector's run time and of its delay from raise to run,
- * and the time each interrupt took from the application it interrupted.
- * With SLEEPY_FLAG_SCHED the same hooks note which interrupt a CPU is
+ * (per IRQ number, and per x86 system vector: the local APIC timer,
+ * irq_work, rescheduling and function-call IPIs), of every softirq
+ * vector's run time and of its delay from raise to run, and the time
+ * each interrupt took from the application it interrupted.  With
+ * SLEEPY_FLAG_SCHED the same probes note which interrupt a CPU is
  * handling, so that a wakeup from interrupt context names it.
  * OSprof's latency histograms, kept in memory and written into the
  * stream at the stop and when the session's owner asks
  * (SLEEPY_IOC_IRQ_FLUSH), rather than a record per interrupt.
  *
- * Writers: each CPU updates only its own tables, from its interrupt
- * handlers (interrupts off) and its softirq handlers (interrupts on:
- * the update disables them, so a hard interrupt cannot nest into it).
- * Softirqs do not nest on one CPU; hard interrupts do, when a handler
- * demultiplexes another IRQ, so their start times are a small stack.
- * Hard interrupts are timed per IRQ, over all its actions, the way
- * /proc/interrupts counts them; on a shared line each action's handler
- * has a histogram of its own too (its place in the IRQ's list names
- * it), so that a line's time can be told apart by device.  Readers: a
- * flush, on each online CPU in an IPI (interrupts off, so no handler of
- * that CPU is halfway through an update), and for a CPU that is offline
- * (no handler runs there) from the flushing CPU under cpus_read_lock();
- * the flush writes what the slots hold and zeroes what it wrote.  The
- * session stop, after the hooks' static key is off and a grace period
- * has passed, so no writer runs any more.  The session lock keeps
- * flushes and the stop apart.
+ * Writers: probes on the tracepoints that already sit at each place
+ * (irq_handler_entry/exit around each action, softirq_entry/exit/raise,
+ * and x86's system vector ones), registered when a session that needs
+ * them is created.  Each CPU updates only its own tables, from its
+ * interrupt handlers (interrupts off) and its softirq handlers
+ * (interrupts on: the update disables them, so a hard interrupt cannot
+ * nest into it).  Softirqs do not nest on one CPU; hard interrupts do,
+ * when a handler demultiplexes another IRQ, so their frames are a small
+ * stack.  An IRQ is timed from its first action's entry to its last
+ * action's exit, the way /proc/interrupts counts it; on a shared line
+ * each action has a histogram of its own too, keyed by the action's
+ * dev_id and named by the name it had when first seen, so that a line's
+ * time can be told apart by device.
+ *
+ * Nesting: a time is the handler's own.  Each CPU sums the own time of
+ * the hard interrupts it finished; a handler, softirq or action takes off
+ * what that sum grew by while it ran, so a timer interrupt inside a
+ * softirq, or a demultiplexed IRQ inside its parent, is counted once,
+ * the way the kernel's irqtime accounting splits them.
+ *
+ * Readers: a flush, on each online CPU in an IPI (interrupts off, so no
+ * handler of that CPU is halfway through an update), and for a CPU that
+ * is offline (no handler runs there) from the flushing CPU under
+ * cpus_read_lock(); the flush writes what the slots hold and zeroes what
+ * it wrote.  The session stop, after the probes are gone, so no writer
+ * runs any more.  The session lock keeps flushes and the stop apart.
  *
  * The tables are open-addressed and fixed in size; an interrupt that
  * finds no room within a few slots of its own is counted in a catch-all
  * entry (number SLEEPY_IRQ_OTHER), never lost, and an update with
  * interrupts off never scans a whole table.
- *
- * Calls, as for the scheduler (sched.c); on a kernel with tracepoints,
- * sleepy.irq_probes=1 has the same functions run from probes on
- * irq_handler_entry/exit, softirq_entry/exit/raise and x86's
- * local_timer_entry/exit instead, to compare the two.  Those see the
- * actions, not the IRQ: its time runs from its first action's entry to
- * its last action's exit.  Exits are registered before entries and
- * unregistered after them, and the stop forgets what every CPU was
- * handling only once no probe runs, so no entry is left without its
- * exit.
  */
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/interrupt.h>
 #include <linux/lockdep.h>
 #include <linux/log2.h>
-#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sleepy.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 #include <trace/events/irq.h>
-#ifdef CONFIG_X86_LOCAL_APIC
 #include <asm/trace/irq_vectors.h>
-#endif
 
 #include "sleepy.h"
-
-DEFINE_STATIC_KEY_FALSE(sleepy_irq_active);
 
 #define SLEEPY_IRQ_HIST_SLOTS	128	/* power of two */
 #define SLEEPY_IRQ_APP_SLOTS	256	/* power of two */
 /* Slots an update probes before it takes the catch-all entry. */
 #define SLEEPY_IRQ_PROBES	16
+/* Shared-line actions a session tells apart; later ones share OTHER. */
+#define SLEEPY_IRQ_ACTIONS	64
 
 struct sleepy_irq_hist_slot {
 	u32 kind;		/* enum sleepy_irq_kind, + 1: 0 is free */
 	u32 number;
-	u32 action;		/* SLEEPY_IRQ_ACTION's place in its list */
+	u32 action;		/* SLEEPY_IRQ_ACTION's id in the session */
 	u64 count;
 	u64 total_ns;
 	u32 log2_ns[SLEEPY_IRQ_BUCKETS];
@@ -85,7 +85,6 @@ struct sleepy_irq_app_slot {
 
 /* One CPU's tables. */
 struct sleepy_irq_cpu {
-	u64 softirq_start_ns;
 	u64 raised_ns[NR_SOFTIRQS];	/* 0: not raised since its last run */
 	struct sleepy_irq_hist_slot hist[SLEEPY_IRQ_HIST_SLOTS];
 	struct sleepy_irq_app_slot apps[SLEEPY_IRQ_APP_SLOTS];
@@ -95,11 +94,26 @@ struct sleepy_irq_cpu {
 };
 
 /*
+ * The shared-line actions a session has seen, by IRQ and dev_id, with
+ * the name each had then.  Added to from any CPU's interrupt handler
+ * under @lock; read without it up to @count, which is published with
+ * release after the slot it covers.
+ */
+struct sleepy_irq_actions {
+	raw_spinlock_t lock;
+	u32 count;
+	struct {
+		u32 irq;
+		const void *dev_id;
+		char name[SLEEPY_IRQ_NAME_LEN];
+	} slot[SLEEPY_IRQ_ACTIONS];
+};
+
+/*
  * The hard interrupts and the softirq this CPU is handling, while the
- * hooks are on: for the histograms' start times, and to name what woke a
- * task from interrupt context (sched.c).  Hard interrupts nest when a
- * demultiplexing handler calls another IRQ's, so they are a small stack;
- * deeper ones are counted but not timed.  Written by the CPU itself with
+ * probes are registered: for the times, and to name what woke a task from
+ * interrupt context (sched.c).  Deeper hard interrupts than the stack
+ * holds are counted but not timed.  Written by the CPU itself with
  * interrupts off.
  */
 #define SLEEPY_IRQ_NESTING	4
@@ -107,27 +121,65 @@ struct sleepy_irq_cpu {
 struct sleepy_irq_frame {
 	u32 kind;
 	u32 number;
-	u64 start_ns;		/* 0: no session timed its start */
+	struct sleepy_irq_run run;	/* start 0: no session timed it */
 	u32 actions;		/* actions of the IRQ entered so far */
-	u64 action_start_ns;	/* the running action's, if timed; else 0 */
+	u32 action;		/* the running action's id, if timed */
+	struct sleepy_irq_run action_run; /* the running action's, if timed */
 };
 
 struct sleepy_irq_source {
 	u32 depth;		/* hard interrupts entered and not left */
 	u32 softirq;		/* the softirq's number + 1, 0: none */
+	struct sleepy_irq_run softirq_run; /* start 0: no session timed it */
+	u64 nested_ns;		/* own time of the hard interrupts finished */
 	struct sleepy_irq_frame hardirq[SLEEPY_IRQ_NESTING];
 };
 
 static DEFINE_PER_CPU(struct sleepy_irq_source, sleepy_irq_source);
 
 /**
+ * sleepy_irq_run_begin - a handler, softirq or action begins at @now
+ * @run: its run
+ * @nested_ns: the CPU's own time of the hard interrupts finished so far
+ * @now: the time
+ */
+void sleepy_irq_run_begin(struct sleepy_irq_run *run, u64 nested_ns, u64 now)
+{
+	run->start_ns = now;
+	run->nested_at_start = nested_ns;
+}
+
+/**
+ * sleepy_irq_run_end - its own time, without what nested in it
+ * @run: the run, begun
+ * @nested_ns: the CPU's own time of the hard interrupts finished so far;
+ *	a hard interrupt (@hardirq) adds its own time to it, so that what
+ *	it nested in takes it off
+ * @now: the end
+ * @hardirq: whether the run is a hard interrupt's
+ *
+ * Interrupts off.
+ */
+u64 sleepy_irq_run_end(const struct sleepy_irq_run *run, u64 *nested_ns,
+		       u64 now, bool hardirq)
+{
+	u64 wall = now - run->start_ns;
+	u64 nested = *nested_ns - run->nested_at_start;
+	u64 own = wall > nested ? wall - nested : 0;
+
+	if (hardirq)
+		*nested_ns += own;
+	return own;
+}
+
+/**
  * sleepy_irq_current - what this CPU is handling in interrupt context
  * @kind: set to the enum sleepy_irq_kind of it
  *
  * Returns the IRQ, vector or softirq number, or SLEEPY_IRQ_OTHER if the
- * hooks did not see it start (an interrupt they do not wrap, or one that
- * began before the session).  Interrupts off, in hard-irq or softirq
- * context.
+ * probes did not see it start (an interrupt without a tracepoint, or one
+ * that began before the session).  Interrupts off, in hard-irq or
+ * softirq context.
  */
 u32 sleepy_irq_current(u32 *kind)
 {
@@ -156,6 +208,13 @@ static struct sleepy_session *sleepy_irq_session(struct sleepy_irq_cpu **cpu)
 	return session;
 }
 
+/* Whether a session wants the interrupts' start times. */
+static bool sleepy_irq_timed(void)
+{
+	struct sleepy_irq_cpu *cpu;
+
+	return sleepy_irq_session(&cpu);
+}
 static struct sleepy_irq_hist_slot *
 sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 		     u32 action)
@@ -244,39 +303,79 @@ static void sleepy_irq_account(struct sleepy_session *session,
 	app->total_ns += ns;
 }
 
-void __sleepy_irq_entry(unsigned int kind, unsigned int number)
+/*
+ * The id of @action of @irq in the session, given when it is first seen
+ * with its name then; SLEEPY_IRQ_OTHER once the table is full.  Hard-irq
+ * context.
+ */
+static u32 sleepy_irq_action_id(struct sleepy_irq_actions *actions, u32 irq,
+				const struct irqaction *action)
+{
+	u32 i, count = smp_load_acquire(&actions->count);
+
+	for (i = 0; i < count; i++)
+		if (actions->slot[i].irq == irq &&
+		    actions->slot[i].dev_id == action->dev_id)
+			return i;
+	raw_spin_lock(&actions->lock);
+	for (; i < actions->count; i++)
+		if (actions->slot[i].irq == irq &&
+		    actions->slot[i].dev_id == action->dev_id)
+			goto unlock;
+	if (i == SLEEPY_IRQ_ACTIONS) {
+		i = SLEEPY_IRQ_OTHER;
+		goto unlock;
+	}
+	actions->slot[i].irq = irq;
+	actions->slot[i].dev_id = action->dev_id;
+	strscpy_pad(actions->slot[i].name, action->name ?: "");
+	/* The slot before the count that covers it. */
+	smp_store_release(&actions->count, i + 1);
+unlock:
+	raw_spin_unlock(&actions->lock);
+	return i;
+}
+
+/* A hard interrupt begins: its frame.  Interrupts off. */
+static void sleepy_irq_enter(u32 kind, u32 number)
 {
 	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
 	struct sleepy_irq_frame *frame;
-	struct sleepy_irq_cpu *cpu;
 
 	if (source->depth++ >= SLEEPY_IRQ_NESTING)
 		return;
 	frame = &source->hardirq[source->depth - 1];
 	frame->kind = kind;
 	frame->number = number;
-	frame->start_ns = sleepy_irq_session(&cpu) ? sleepy_now() : 0;
+	frame->run.start_ns = 0;
+	if (sleepy_irq_timed())
+		sleepy_irq_run_begin(&frame->run, source->nested_ns,
+				     sleepy_now());
 	frame->actions = 0;
-	frame->action_start_ns = 0;
+	frame->action_run.start_ns = 0;
 }
 
-void __sleepy_irq_exit(unsigned int kind, unsigned int number)
+/* A hard interrupt ends: its own time, accounted.  Interrupts off. */
+static void sleepy_irq_leave(void)
 {
 	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+	struct sleepy_irq_frame *frame;
 	struct sleepy_session *session;
 	struct sleepy_irq_cpu *cpu;
-	u64 start;
+	u64 own;
 
-	/* Zero: the hooks came on while this handler ran. */
+	/* Zero: the probes came on while this handler ran. */
 	if (!source->depth)
 		return;
 	if (source->depth-- > SLEEPY_IRQ_NESTING)
 		return;
-	start = source->hardirq[source->depth].start_ns;
+	frame = &source->hardirq[source->depth];
 	session = sleepy_irq_session(&cpu);
-	if (session && start && kind < SLEEPY_IRQ_KINDS)
-		sleepy_irq_account(session, cpu, kind, number,
-				   sleepy_now() - start, true);
+	if (!session || !frame->run.start_ns)
+		return;
+	own = sleepy_irq_run_end(&frame->run, &source->nested_ns, sleepy_now(),
+				 true);
+	sleepy_irq_account(session, cpu, frame->kind, frame->number, own, true);
 }
 
 /* The frame of the innermost hard interrupt, if it has one; else NULL. */
@@ -289,41 +388,67 @@ static struct sleepy_irq_frame *sleepy_irq_top(void)
 	return &source->hardirq[source->depth - 1];
 }
 
-/*
- * An action of the innermost IRQ is about to run, and has run.  Only a
- * shared line's actions are timed: the first has a next, the others
- * follow one.  Interrupts off.
- */
-void __sleepy_irq_action_entry(struct irqaction *action)
+/* Whether @irq is the innermost hard interrupt with a frame. */
+static bool sleepy_irq_on_top(u32 irq)
 {
 	struct sleepy_irq_frame *frame = sleepy_irq_top();
 
+	return frame && frame->kind == SLEEPY_IRQ_HARDIRQ && frame->number == irq;
+}
+
+/*
+ * The IRQ starts at its first action and ends after its last (an IRQ does
+ * not nest in itself); without a frame (nested too deep) each action is
+ * entered and left on its own.  Only a shared line's actions are timed on
+ * their own: the first has a next, the others follow one.
+ */
+static void sleepy_probe_irq_entry(void *unused, int irq,
+				   struct irqaction *action)
+{
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
+	struct sleepy_irq_frame *frame;
+	struct sleepy_irq_cpu *cpu;
+	struct sleepy_session *session;
+
+	if (!sleepy_irq_on_top(irq))
+		sleepy_irq_enter(SLEEPY_IRQ_HARDIRQ, irq);
+	frame = sleepy_irq_top();
 	if (!frame)
 		return;
-	frame->action_start_ns = 0;
-	if (frame->start_ns && (frame->actions || action->next))
-		frame->action_start_ns = sleepy_now();
+	frame->action_run.start_ns = 0;
+	if (frame->run.start_ns && (frame->actions || action->next)) {
+		session = sleepy_irq_session(&cpu);
+		if (session) {
+			frame->action = sleepy_irq_action_id(session->irq_actions,
+							     irq, action);
+			sleepy_irq_run_begin(&frame->action_run,
+					     source->nested_ns, sleepy_now());
+		}
+	}
 	frame->actions++;
 }
 
-void __sleepy_irq_action_exit(struct irqaction *action)
+static void sleepy_probe_irq_exit(void *unused, int irq,
+				  struct irqaction *action, int ret)
 {
+	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
 	struct sleepy_irq_frame *frame = sleepy_irq_top();
 	struct sleepy_irq_cpu *cpu;
-	u64 start;
 
-	if (!frame || !frame->action_start_ns)
-		return;
-	start = frame->action_start_ns;
-	frame->action_start_ns = 0;
-	if (sleepy_irq_session(&cpu))
+	if (frame && frame->action_run.start_ns && sleepy_irq_session(&cpu))
 		sleepy_irq_hist_add(sleepy_irq_hist_slot(cpu, SLEEPY_IRQ_ACTION,
 							 frame->number,
-							 frame->actions - 1),
-				    sleepy_now() - start);
+							 frame->action),
+				    sleepy_irq_run_end(&frame->action_run,
+						       &source->nested_ns,
+						       sleepy_now(), false));
+	if (frame)
+		frame->action_run.start_ns = 0;
+	if (!action->next || !sleepy_irq_on_top(irq))
+		sleepy_irq_leave();
 }
 
-void __sleepy_softirq_raise(unsigned int nr)
+static void sleepy_probe_softirq_raise(void *unused, unsigned int nr)
 {
 	struct sleepy_irq_cpu *cpu;
 
@@ -333,8 +458,9 @@ void __sleepy_softirq_raise(unsigned int nr)
 }
 
 /* Softirq handlers run with interrupts on: the tables need them off. */
-void __sleepy_softirq_entry(unsigned int nr)
+static void sleepy_probe_softirq_entry(void *unused, unsigned int nr)
 {
+	struct sleepy_irq_source *source;
 	struct sleepy_session *session;
 	struct sleepy_irq_cpu *cpu;
 	unsigned long flags;
@@ -343,13 +469,16 @@ void __sleepy_softirq_entry(unsigned int nr)
 	if (nr >= NR_SOFTIRQS)
 		return;
 	local_irq_save(flags);
-	__this_cpu_write(sleepy_irq_source.softirq, nr + 1);
+	source = this_cpu_ptr(&sleepy_irq_source);
+	source->softirq = nr + 1;
+	source->softirq_run.start_ns = 0;
 	session = sleepy_irq_session(&cpu);
 	if (session) {
 		now = sleepy_now();
 		raised = cpu->raised_ns[nr];
 		cpu->raised_ns[nr] = 0;
-		cpu->softirq_start_ns = now;
+		sleepy_irq_run_begin(&source->softirq_run, source->nested_ns,
+				     now);
 		if (raised)
 			sleepy_irq_account(session, cpu,
 					   SLEEPY_IRQ_SOFTIRQ_DELAY, nr,
@@ -358,24 +487,97 @@ void __sleepy_softirq_entry(unsigned int nr)
 	local_irq_restore(flags);
 }
 
-void __sleepy_softirq_exit(unsigned int nr)
+static void sleepy_probe_softirq_exit(void *unused, unsigned int nr)
 {
+	struct sleepy_irq_source *source;
 	struct sleepy_session *session;
 	struct sleepy_irq_cpu *cpu;
 	unsigned long flags;
-	u64 start;
 
 	local_irq_save(flags);
-	__this_cpu_write(sleepy_irq_source.softirq, 0);
+	source = this_cpu_ptr(&sleepy_irq_source);
+	source->softirq = 0;
 	session = sleepy_irq_session(&cpu);
-	if (session) {
-		start = cpu->softirq_start_ns;
-		cpu->softirq_start_ns = 0;
-		if (start)
-			sleepy_irq_account(session, cpu, SLEEPY_IRQ_SOFTIRQ, nr,
-					   sleepy_now() - start, true);
-	}
+	if (session && source->softirq_run.start_ns && nr < NR_SOFTIRQS)
+		sleepy_irq_account(session, cpu, SLEEPY_IRQ_SOFTIRQ, nr,
+				   sleepy_irq_run_end(&source->softirq_run,
+						      &source->nested_ns,
+						      sleepy_now(), false),
+				   true);
+	source->softirq_run.start_ns = 0;
 	local_irq_restore(flags);
+}
+
+/* The x86 system vectors with tracepoints that wake tasks or take time. */
+static void sleepy_probe_vector_entry(void *unused, int vector)
+{
+	sleepy_irq_enter(SLEEPY_IRQ_SYSVEC, vector);
+}
+
+static void sleepy_probe_vector_exit(void *unused, int vector)
+{
+	sleepy_irq_leave();
+}
+
+#define SLEEPY_VECTOR_PROBES(name)					\
+static int sleepy_register_##name(void)				\
+{									\
+	int err = register_trace_##name##_exit(sleepy_probe_vector_exit, \
+					       NULL);			\
+									\
+	if (err)							\
+		return err;						\
+	err = register_trace_##name##_entry(sleepy_probe_vector_entry,	\
+					    NULL);			\
+	if (err)							\
+		unregister_trace_##name##_exit(sleepy_probe_vector_exit, \
+					       NULL);			\
+	return err;							\
+}									\
+									\
+static void sleepy_unregister_##name(void)				\
+{									\
+	unregister_trace_##name##_entry(sleepy_probe_vector_entry, NULL); \
+	unregister_trace_##name##_exit(sleepy_probe_vector_exit, NULL);	\
+}
+
+SLEEPY_VECTOR_PROBES(local_timer)
+SLEEPY_VECTOR_PROBES(irq_work)
+SLEEPY_VECTOR_PROBES(reschedule)
+SLEEPY_VECTOR_PROBES(call_function)
+SLEEPY_VECTOR_PROBES(call_function_single)
+
+static const struct {
+	int (*reg)(void);
+	void (*unreg)(void);
+} sleepy_vector_probes[] = {
+	{ sleepy_register_local_timer, sleepy_unregister_local_timer },
+	{ sleepy_register_irq_work, sleepy_unregister_irq_work },
+	{ sleepy_register_reschedule, sleepy_unregister_reschedule },
+	{ sleepy_register_call_function, sleepy_unregister_call_function },
+	{ sleepy_register_call_function_single,
+	  sleepy_unregister_call_function_single },
+};
+
+static void sleepy_unregister_vectors(unsigned int n)
+{
+	while (n--)
+		sleepy_vector_probes[n].unreg();
+}
+
+static int sleepy_register_vectors(void)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(sleepy_vector_probes); i++) {
+		err = sleepy_vector_probes[i].reg();
+		if (err) {
+			sleepy_unregister_vectors(i);
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* Allocates the tables of a session that asked for them; process context. */
@@ -385,6 +587,11 @@ int sleepy_irq_create(struct sleepy_session *session)
 	BUILD_BUG_ON(sizeof(struct sleepy_irq_cpu) > PCPU_MIN_UNIT_SIZE);
 	if (!(session->attr.flags & SLEEPY_FLAG_IRQ))
 		return 0;
+	session->irq_actions = kzalloc(sizeof(*session->irq_actions),
+				       GFP_KERNEL);
+	if (!session->irq_actions)
+		return -ENOMEM;
+	raw_spin_lock_init(&session->irq_actions->lock);
 	session->irq = alloc_percpu(struct sleepy_irq_cpu);
 	return session->irq ? 0 : -ENOMEM;
 }
@@ -393,121 +600,44 @@ void sleepy_irq_destroy(struct sleepy_session *session)
 {
 	free_percpu(session->irq);
 	session->irq = NULL;
-}
-
-static bool sleepy_irq_wanted(const struct sleepy_session *session)
-{
-	return session->irq || (session->attr.flags & SLEEPY_FLAG_SCHED);
-}
-
-#ifdef CONFIG_TRACEPOINTS
-#undef MODULE_PARAM_PREFIX
-#define MODULE_PARAM_PREFIX "sleepy."
-static bool sleepy_irq_probes;
-module_param_named(irq_probes, sleepy_irq_probes, bool, 0644);
-MODULE_PARM_DESC(irq_probes, "time interrupts through tracepoint probes, not calls");
-
-/*
- * Whether @irq is the innermost hard interrupt with a frame: the probes
- * then see an action after its first (an IRQ does not nest in itself).
- */
-static bool sleepy_irq_on_top(u32 irq)
-{
-	struct sleepy_irq_frame *frame = sleepy_irq_top();
-
-	return frame && frame->kind == SLEEPY_IRQ_HARDIRQ && frame->number == irq;
+	kfree(session->irq_actions);
+	session->irq_actions = NULL;
 }
 
 /*
- * The IRQ starts at its first action and ends after its last; without a
- * frame (nested too deep) each action is entered and left on its own.
+ * Forgets what every CPU was handling, so that the next session neither
+ * takes a handler it did not see start for the last one it saw nor keeps
+ * a depth whose exit the probes, gone, did not see.  After the probes'
+ * unregistration: no handler that saw them still runs.
  */
-static void sleepy_probe_irq_entry(void *unused, int irq,
-				   struct irqaction *action)
+static void sleepy_irq_reset(void)
 {
-	if (!sleepy_irq_on_top(irq))
-		__sleepy_irq_entry(SLEEPY_IRQ_HARDIRQ, irq);
-	__sleepy_irq_action_entry(action);
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&sleepy_irq_source, cpu), 0,
+		       sizeof(struct sleepy_irq_source));
 }
 
-static void sleepy_probe_irq_exit(void *unused, int irq,
-				  struct irqaction *action, int ret)
-{
-	__sleepy_irq_action_exit(action);
-	if (!action->next || !sleepy_irq_on_top(irq))
-		__sleepy_irq_exit(SLEEPY_IRQ_HARDIRQ, irq);
-}
-
-static void sleepy_probe_softirq_entry(void *unused, unsigned int nr)
-{
-	__sleepy_softirq_entry(nr);
-}
-
-static void sleepy_probe_softirq_exit(void *unused, unsigned int nr)
-{
-	__sleepy_softirq_exit(nr);
-}
-
-static void sleepy_probe_softirq_raise(void *unused, unsigned int nr)
-{
-	__sleepy_softirq_raise(nr);
-}
-
-#ifdef CONFIG_X86_LOCAL_APIC
-static void sleepy_probe_timer_entry(void *unused, int vector)
-{
-	__sleepy_irq_entry(SLEEPY_IRQ_SYSVEC, vector);
-}
-
-static void sleepy_probe_timer_exit(void *unused, int vector)
-{
-	__sleepy_irq_exit(SLEEPY_IRQ_SYSVEC, vector);
-}
-
-static int sleepy_register_timer_probes(void)
-{
-	int err = register_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
-
-	if (err)
-		return err;
-	err = register_trace_local_timer_entry(sleepy_probe_timer_entry, NULL);
-	if (err)
-		unregister_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
-	return err;
-}
-
-static void sleepy_unregister_timer_probes(void)
-{
-	unregister_trace_local_timer_entry(sleepy_probe_timer_entry, NULL);
-	unregister_trace_local_timer_exit(sleepy_probe_timer_exit, NULL);
-}
-#else
-static int sleepy_register_timer_probes(void)
-{
-	return 0;
-}
-
-static void sleepy_unregister_timer_probes(void) { }
-#endif
-
-/* Whether the probes are registered, under sleepy_session_lock. */
-static bool sleepy_irq_probes_registered;
-
-/*
- * Registers the probes for @session if it needs the hooks and
- * sleepy.irq_probes is set; process context, sleepy_session_lock held,
- * cpus_read_lock() not.  If one cannot be registered, the session uses
- * the calls.
+/**
+ * sleepy_irq_attach - time interrupts for @session, if it asks
+ * @session: the session being created
+ *
+ * Registers the probes for the histograms or, with SLEEPY_FLAG_SCHED, to
+ * name the interrupts that wake tasks; they time nothing until the
+ * session samples.  Exits are registered before entries, so no entry
+ * they see is left without its exit.  Process context,
+ * sleepy_session_lock held.  Returns 0 or a negative errno.
  */
-void sleepy_irq_probes_register(struct sleepy_session *session)
+int sleepy_irq_attach(struct sleepy_session *session)
 {
 	int err;
 
-	if (!sleepy_irq_wanted(session) || !READ_ONCE(sleepy_irq_probes))
-		return;
+	if (!session->irq && !(session->attr.flags & SLEEPY_FLAG_SCHED))
+		return 0;
 	err = register_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
 	if (err)
-		goto fail;
+		return err;
 	err = register_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
 	if (err)
 		goto irq_exit_registered;
@@ -520,11 +650,11 @@ void sleepy_irq_probes_register(struct sleepy_session *session)
 	err = register_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
 	if (err)
 		goto softirq_entry_registered;
-	err = sleepy_register_timer_probes();
+	err = sleepy_register_vectors();
 	if (err)
 		goto raise_registered;
-	sleepy_irq_probes_registered = true;
-	return;
+	session->irq_attached = true;
+	return 0;
 
 raise_registered:
 	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
@@ -537,63 +667,28 @@ irq_entry_registered:
 irq_exit_registered:
 	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
 	tracepoint_synchronize_unregister();
-fail:
-	pr_warn_ratelimited("sleepy: interrupt probes not registered (%d), using the calls\n",
-			    err);
+	sleepy_irq_reset();
+	return err;
 }
 
-/* After the session stopped sampling: the probes then time nothing. */
-void sleepy_irq_probes_unregister(void)
+/*
+ * Unregisters the probes of @session, once it stopped sampling (or never
+ * did), waits until none runs, and forgets what the CPUs were handling.
+ * Entries go before exits.  Process context.
+ */
+void sleepy_irq_detach(struct sleepy_session *session)
 {
-	if (!sleepy_irq_probes_registered)
+	if (!session->irq_attached)
 		return;
-	sleepy_unregister_timer_probes();
+	sleepy_unregister_vectors(ARRAY_SIZE(sleepy_vector_probes));
 	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
 	unregister_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
 	unregister_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
 	unregister_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
 	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
 	tracepoint_synchronize_unregister();
-	sleepy_irq_probes_registered = false;
-}
-#else
-static const bool sleepy_irq_probes_registered;
-#endif
-
-/*
- * Turns the hooks on for the histograms or, with SLEEPY_FLAG_SCHED, to
- * name the interrupts that wake tasks, unless probes do it; the caller
- * holds cpus_read_lock().
- */
-void sleepy_irq_start(struct sleepy_session *session)
-{
-	lockdep_assert_cpus_held();
-	if (sleepy_irq_wanted(session) && !sleepy_irq_probes_registered)
-		static_branch_enable_cpuslocked(&sleepy_irq_active);
-}
-
-/* Turns the hooks off; the caller holds cpus_read_lock(). */
-void sleepy_irq_stop(void)
-{
-	lockdep_assert_cpus_held();
-	if (static_key_enabled(&sleepy_irq_active))
-		static_branch_disable_cpuslocked(&sleepy_irq_active);
-}
-
-/*
- * Forgets what every CPU was handling, so that the next session neither
- * takes a handler it did not see start for the last one it saw nor keeps
- * a depth whose exit the hooks, turned off, did not see.  After the stop's
- * grace period and the probes' unregistration: no handler that saw the
- * hooks on still runs.
- */
-void sleepy_irq_reset(void)
-{
-	unsigned int cpu;
-
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(&sleepy_irq_source, cpu), 0,
-		       sizeof(struct sleepy_irq_source));
+	sleepy_irq_reset();
+	session->irq_attached = false;
 }
 
 /* One CPU's tables going into the stream, with the time they end at. */
@@ -687,6 +782,24 @@ static void sleepy_irq_write_cpu(const struct sleepy_irq_flush *flush)
 	}
 }
 
+/* The names of the shared-line actions seen so far; process context. */
+static void sleepy_irq_write_actions(const struct sleepy_irq_flush *flush)
+{
+	struct sleepy_irq_actions *actions = flush->session->irq_actions;
+	u32 i, count = smp_load_acquire(&actions->count);
+
+	for (i = 0; i < count; i++) {
+		struct sleepy_irq_action rec = {
+			.irq = actions->slot[i].irq,
+			.action = i,
+		};
+
+		memcpy(rec.name, actions->slot[i].name, sizeof(rec.name));
+		sleepy_irq_write_record(flush, &rec, SLEEPY_REC_IRQ_ACTION,
+					sizeof(rec));
+	}
+}
+
 /* IPI on flush->cpu: its tables, with interrupts off, into its own buffer. */
 static void sleepy_irq_flush_local(void *info)
 {
@@ -708,6 +821,7 @@ int sleepy_irq_flush(struct sleepy_session *session)
 
 	if (!session->irq)
 		return -EINVAL;
+	sleepy_irq_write_actions(&flush);
 	cpus_read_lock();
 	for_each_possible_cpu(flush.cpu) {
 		if (cpu_online(flush.cpu))
@@ -737,6 +851,7 @@ void sleepy_irq_write(struct sleepy_session *session, u64 time_ns)
 
 	if (!session->irq)
 		return;
+	sleepy_irq_write_actions(&flush);
 	for_each_possible_cpu(flush.cpu)
 		sleepy_irq_write_cpu(&flush);
 }

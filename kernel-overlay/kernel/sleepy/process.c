@@ -3,14 +3,15 @@
  * sleepy: the process hooks, which keep the appid tables of the running
  * session and announce application instances in the stream.
  *
- * Writers: the fork, exec and exit hooks (process context, the task's own
- * CPU buffer) and, at session start, the walk over the existing processes
- * (walk.c), which maps each of them here and writes the announcement
- * itself, at the pace of the reader.
- * The tables serialise them (apps.c); the hooks find the session through
- * the RCU pointer sleepy_live inside their read-side section, so a hook
- * preempted between the static key and that section finds NULL once the
- * session stopped, and the stop's grace period waits for the others.
+ * Writers: probes on the sched_process_fork, sched_process_exec and
+ * sched_process_exit tracepoints (process context, preemption off, the
+ * task's own CPU buffer), registered with each session, and, at session
+ * start, the walk over the existing processes (walk.c), which maps each
+ * of them here and writes the announcement itself, at the pace of the
+ * reader.  The tables serialise them (apps.c); the probes find the
+ * session through the RCU pointer sleepy_live inside their read-side
+ * section, so they do nothing before it is published or after the stop
+ * cleared it, and the stop's grace period waits for the others.
  *
  * Races with the start walk, which runs after the hooks are on:
  *  - a child the walk meets before its fork hook ran keeps the walk's
@@ -27,6 +28,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sleepy.h>
+#include <trace/events/sched.h>
 
 #include "sleepy.h"
 
@@ -122,7 +124,12 @@ bool sleepy_selected(struct sleepy_session *session, struct task_struct *task)
 	return false;
 }
 
-void __sleepy_fork(struct task_struct *child)
+/*
+ * A new thread group gets an appid once it is visible to pid lookups and
+ * before it first runs (sched_process_fork, in the parent's context).
+ */
+static void sleepy_probe_fork(void *unused, struct task_struct *parent,
+			      struct task_struct *child)
 {
 	struct sleepy_session *session;
 	u32 parent_appid;
@@ -133,7 +140,7 @@ void __sleepy_fork(struct task_struct *child)
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
 	if (session) {
-		parent_appid = sleepy_apps_lookup(session->apps, current->tgid);
+		parent_appid = sleepy_apps_lookup(session->apps, parent->tgid);
 		if (!session->filter || sleepy_is_filter(session, child) ||
 		    (parent_appid != SLEEPY_APPID_UNKNOWN &&
 		     (session->attr.flags & SLEEPY_FLAG_FOLLOW_CHILDREN)))
@@ -143,7 +150,9 @@ void __sleepy_fork(struct task_struct *child)
 	rcu_read_unlock();
 }
 
-void __sleepy_exec(struct task_struct *task)
+/* A successful exec starts a new instance (sched_process_exec). */
+static void sleepy_probe_exec(void *unused, struct task_struct *task,
+			      pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct sleepy_session *session;
 	u32 old_appid;
@@ -160,10 +169,18 @@ void __sleepy_exec(struct task_struct *task)
 	rcu_read_unlock();
 }
 
-void __sleepy_exit(struct task_struct *task)
+/*
+ * The thread group's last live thread retires its appid before the pid
+ * can be reused (sched_process_exit, after do_exit() counted the thread
+ * out of signal->live).  A thread that finds the count at zero after the
+ * last one retires it as well: the second removal finds nothing.
+ */
+static void sleepy_probe_exit(void *unused, struct task_struct *task)
 {
 	struct sleepy_session *session;
 
+	if (atomic_read(&task->signal->live))
+		return;
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
 	if (session)
@@ -172,6 +189,53 @@ void __sleepy_exit(struct task_struct *task)
 							 task->tgid),
 				      task->tgid);
 	rcu_read_unlock();
+}
+
+/**
+ * sleepy_process_attach - keep @session's appid tables from now on
+ * @session: the session being created
+ *
+ * Registers the probes on fork, exec and exit; they do nothing until the
+ * session is published.  Process context.  Returns 0 or a negative
+ * errno.
+ */
+int sleepy_process_attach(struct sleepy_session *session)
+{
+	int err;
+
+	err = register_trace_sched_process_exit(sleepy_probe_exit, NULL);
+	if (err)
+		return err;
+	err = register_trace_sched_process_exec(sleepy_probe_exec, NULL);
+	if (err)
+		goto exit_registered;
+	err = register_trace_sched_process_fork(sleepy_probe_fork, NULL);
+	if (err)
+		goto exec_registered;
+	session->process_attached = true;
+	return 0;
+
+exec_registered:
+	unregister_trace_sched_process_exec(sleepy_probe_exec, NULL);
+exit_registered:
+	unregister_trace_sched_process_exit(sleepy_probe_exit, NULL);
+	tracepoint_synchronize_unregister();
+	return err;
+}
+
+/*
+ * Unregisters the probes once the session is unpublished, and waits until
+ * none runs.  Process context.
+ */
+void sleepy_process_detach(struct sleepy_session *session)
+{
+	if (!session->process_attached)
+		return;
+	unregister_trace_sched_process_fork(sleepy_probe_fork, NULL);
+	unregister_trace_sched_process_exec(sleepy_probe_exec, NULL);
+	unregister_trace_sched_process_exit(sleepy_probe_exit, NULL);
+	tracepoint_synchronize_unregister();
+	session->process_attached = false;
 }
 
 /**

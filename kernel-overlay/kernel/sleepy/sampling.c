@@ -23,13 +23,11 @@
  *
  * Grid: CPU k's timer fires at the multiples of the period shifted by
  * k / nr_cpu_ids of a period (skew_tick=1 spreads the ticks the same way),
- * so that no CPU's timer expires just before another's or with it.  That
- * matters where several vCPUs share one host thread.  QEMU with -icount
- * switches between them at timer deadlines: two deadlines d apart leave
- * one vCPU d of every period, less than an interrupt takes when d is
- * small, so its task never ran.  Plain QEMU serves the vCPUs' interrupts
- * one after the other: those that fired together wait for each other, and
- * the last come too late and skip.
+ * so that no CPU's timer expires just before another's or with it: where
+ * several vCPUs share one host thread and it switches between them at
+ * timer deadlines, two deadlines d apart would leave one vCPU only d of
+ * every period, and where it serves their interrupts one after the
+ * other, timers that fired together would wait for each other.
  *
  * Rate: after each sample the timer rearms on its grid at least half a
  * period ahead, and far enough ahead that the sample's time stays within

@@ -5,35 +5,30 @@
  * (switch to minus switch away, not sampled), its reason, run-queue waits
  * and who woke whom.
  *
- * Writers: the scheduler of each CPU, into that CPU's buffer.  The switch
- * hook runs in __schedule() just before context_switch(), runqueue locked
- * and interrupts off; the wakeup hook in try_to_wake_up(), in the waker's
- * context with the wakee's pi_lock held and interrupts off, and in
- * wake_up_new_task() with the runqueue locked.  Nothing here sleeps,
- * allocates, takes a lock or wakes a task: a record is copied into the
- * local relay buffer with interrupts off (buffer.c), and relay defers the
- * reader's wakeup to an irq_work, so it never takes a runqueue lock from
- * under one.  A full buffer drops and counts, as for samples.
+ * Writers: the scheduler of each CPU, into that CPU's buffer, through
+ * probes on the sched_switch, sched_waking and sched_wakeup_new
+ * tracepoints.  sched_switch fires in __schedule() just before
+ * context_switch(), runqueue locked and interrupts off; sched_waking in
+ * try_to_wake_up(), in the waker's context with the wakee's pi_lock held
+ * and interrupts off; sched_wakeup_new in wake_up_new_task() with the
+ * runqueue locked.  Nothing here sleeps, allocates, takes a lock or wakes
+ * a task: a record is copied into the local relay buffer with interrupts
+ * off (buffer.c), and relay defers the reader's wakeup to an irq_work, so
+ * it never takes a runqueue lock from under one.  A full buffer drops and
+ * counts, as for samples.
  *
  * Which session: sleepy_live, as for the other hooks; interrupts off is an
  * RCU read-side section, and the appid lookup is the sampling interrupt's
- * lock-free one.  The hooks have a static key of their own, on only while
- * a session with SLEEPY_FLAG_SCHED samples, so other sessions pay nothing
- * on the scheduler's paths; the session stop turns it off before its grace
- * period.
- *
- * Calls, not tracepoint probes: CONFIG_TRACEPOINTS comes only with the
- * tracing infrastructure.  On a kernel that has it, sleepy.sched_probes=1
- * (boot or /sys/module/sleepy/parameters, between sessions) records
- * through probes on sched_switch, sched_waking and sched_wakeup_new
- * instead, registered for each such session outside the hotplug lock
- * (registering enables the tracepoints' keys, which takes it), so that
- * the cost of the two can be compared on the same kernel.
+ * lock-free one.  The probes are registered only for a session that asks
+ * (SLEEPY_FLAG_SCHED), when it is created, so other sessions and no
+ * session at all cost the tracepoints' own static branches; they record
+ * once the session samples, and are unregistered at its stop, after
+ * which tracepoint_synchronize_unregister() waits for any still running.
  */
 #include <linux/cpu.h>
 #include <linux/interrupt.h>
 #include <linux/lockdep.h>
-#include <linux/moduleparam.h>
+#include <linux/kallsyms.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/debug.h>
@@ -43,8 +38,6 @@
 #include <trace/events/sched.h>
 
 #include "sleepy.h"
-
-DEFINE_STATIC_KEY_FALSE(sleepy_sched_active);
 
 /* Frames searched for the first caller outside the scheduler. */
 #define SLEEPY_BLOCKED_DEPTH	16
@@ -100,11 +93,32 @@ static u32 sleepy_switch_reason(bool preempt, struct task_struct *prev,
 	return SLEEPY_SWITCH_STOPPED;
 }
 
+/* The tracepoint's iterator, seen between the probe and __schedule(). */
+static unsigned long sleepy_traceiter_start, sleepy_traceiter_size;
+
+static void sleepy_find_traceiter(void)
+{
+	unsigned long offset;
+
+	if (sleepy_traceiter_size)
+		return;
+	sleepy_traceiter_start = (unsigned long)__traceiter_sched_switch;
+	if (!kallsyms_lookup_size_offset(sleepy_traceiter_start,
+					 &sleepy_traceiter_size, &offset))
+		sleepy_traceiter_size = 0;
+}
+
+static bool sleepy_in_traceiter(unsigned long addr)
+{
+	return addr - sleepy_traceiter_start < sleepy_traceiter_size;
+}
+
 /*
  * Where the current task blocked: the first return address outside the
  * scheduler once the walk has reached it, as get_wchan() finds it for a
  * task that is off the CPU.  __sched, so the walk sees this frame as part
- * of the scheduler.
+ * of the scheduler; the tracepoint's iterator, which calls the probe when
+ * more than one is registered, is taken for part of it too.
  */
 static unsigned long __sched sleepy_blocked_at(void)
 {
@@ -116,14 +130,20 @@ static unsigned long __sched sleepy_blocked_at(void)
 	for (i = 0; i < n; i++) {
 		if (in_sched_functions(entries[i]))
 			in_scheduler = true;
-		else if (in_scheduler)
+		else if (in_scheduler && !sleepy_in_traceiter(entries[i]))
 			return entries[i];
 	}
 	return 0;
 }
 
-void __sched __sleepy_switch(bool preempt, struct task_struct *prev,
-			     struct task_struct *next, unsigned int prev_state)
+/*
+ * __sched, as sleepy_blocked_at(), so that the walk takes this probe for
+ * part of the scheduler.
+ */
+static void __sched sleepy_probe_switch(void *unused, bool preempt,
+					struct task_struct *prev,
+					struct task_struct *next,
+					unsigned int prev_state)
 {
 	struct sleepy_session *session;
 	struct sleepy_switch rec = {};
@@ -157,7 +177,7 @@ void __sched __sleepy_switch(bool preempt, struct task_struct *prev,
 			    sizeof(rec));
 }
 
-void __sleepy_wakeup(struct task_struct *wakee, bool new_task)
+static void sleepy_record_wakeup(struct task_struct *wakee, bool new_task)
 {
 	struct task_struct *waker = current;
 	struct sleepy_session *session;
@@ -196,110 +216,67 @@ void __sleepy_wakeup(struct task_struct *wakee, bool new_task)
 			    sizeof(rec));
 }
 
-#ifdef CONFIG_TRACEPOINTS
-#undef MODULE_PARAM_PREFIX
-#define MODULE_PARAM_PREFIX "sleepy."
-static bool sleepy_sched_probes;
-module_param_named(sched_probes, sleepy_sched_probes, bool, 0644);
-MODULE_PARM_DESC(sched_probes, "record the scheduler through tracepoint probes, not calls");
-
-/*
- * Registered only for the sessions that record the scheduler, so they do
- * what the calls do: the probes' cost is the tracepoints' own.
- */
-static void sleepy_probe_switch(void *unused, bool preempt,
-				struct task_struct *prev,
-				struct task_struct *next, unsigned int prev_state)
-{
-	__sleepy_switch(preempt, prev, next, prev_state);
-}
-
 /*
  * try_to_wake_up() also fires sched_waking for a task waking itself
- * before it slept (p == current), with interrupts on: no wakeup, and the
- * call is not there.
+ * before it slept (p == current), with interrupts on: no wakeup.
  */
 static void sleepy_probe_waking(void *unused, struct task_struct *wakee)
 {
 	if (wakee != current)
-		__sleepy_wakeup(wakee, false);
+		sleepy_record_wakeup(wakee, false);
 }
 
 static void sleepy_probe_wakeup_new(void *unused, struct task_struct *task)
 {
-	__sleepy_wakeup(task, true);
+	sleepy_record_wakeup(task, true);
 }
 
-/* Whether the probes are registered, under sleepy_session_lock. */
-static bool sleepy_probes_registered;
-
-/*
- * Registers the probes for @session if it asked for the scheduler and
- * sleepy.sched_probes is set; process context, sleepy_session_lock held,
- * cpus_read_lock() not.  If one cannot be registered (no memory), the
- * session records through the calls.
+/**
+ * sleepy_sched_attach - record the scheduler for @session, if it asks
+ * @session: the session being created
+ *
+ * Registers the probes; they record nothing until the session samples.
+ * Process context, sleepy_session_lock held.  Returns 0 or a negative
+ * errno.
  */
-void sleepy_sched_probes_register(struct sleepy_session *session)
+int sleepy_sched_attach(struct sleepy_session *session)
 {
 	int err;
 
-	if (!(session->attr.flags & SLEEPY_FLAG_SCHED) ||
-	    !READ_ONCE(sleepy_sched_probes))
-		return;
+	if (!(session->attr.flags & SLEEPY_FLAG_SCHED))
+		return 0;
+	sleepy_find_traceiter();
 	err = register_trace_sched_switch(sleepy_probe_switch, NULL);
 	if (err)
-		goto fail;
+		return err;
 	err = register_trace_sched_waking(sleepy_probe_waking, NULL);
 	if (err)
 		goto switch_registered;
 	err = register_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
 	if (err)
 		goto waking_registered;
-	sleepy_probes_registered = true;
-	return;
+	session->sched_attached = true;
+	return 0;
 
 waking_registered:
 	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
 switch_registered:
 	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
-fail:
-	pr_warn_ratelimited("sleepy: scheduler probes not registered (%d), using the calls\n",
-			    err);
+	return err;
 }
 
-/* After the session stopped sampling: the probes then do nothing. */
-void sleepy_sched_probes_unregister(void)
+/*
+ * Unregisters the probes of @session, once it stopped sampling (or never
+ * did), and waits until none runs.  Process context.
+ */
+void sleepy_sched_detach(struct sleepy_session *session)
 {
-	if (!sleepy_probes_registered)
+	if (!session->sched_attached)
 		return;
 	unregister_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
 	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
 	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
 	tracepoint_synchronize_unregister();
-	sleepy_probes_registered = false;
-}
-#else
-static const bool sleepy_probes_registered;
-#endif
-
-/*
- * Turns the hooks on for @session if it asked for them, unless probes
- * record it; the caller holds cpus_read_lock() and has set the session
- * sampling.
- */
-void sleepy_sched_start(struct sleepy_session *session)
-{
-	lockdep_assert_cpus_held();
-	if ((session->attr.flags & SLEEPY_FLAG_SCHED) &&
-	    !sleepy_probes_registered)
-		static_branch_enable_cpuslocked(&sleepy_sched_active);
-}
-
-/* Turns the hooks off; the caller holds cpus_read_lock(). */
-void sleepy_sched_stop(void)
-{
-	lockdep_assert_cpus_held();
-	if (static_key_enabled(&sleepy_sched_active))
-		static_branch_disable_cpuslocked(&sleepy_sched_active);
+	session->sched_attached = false;
 }

@@ -16,12 +16,14 @@
  * the pointer and waits for a grace period: every hook that still saw the
  * session has returned, and none can restart a timer behind the cancel.
  *
- * Start order: tables and buffers, then the pointer and the key (the
- * process hooks run from here on, so no process escapes the walk), then
- * the file descriptor is handed out while the start walk (walk.c)
- * announces the existing processes and their mappings at the reader's
- * pace; once it is done, the walk sets sampling and starts the timers,
- * the scheduler hooks and the interrupt hooks (sleepy_session_sample()).
+ * Start order: tables and buffers, and the probes on the scheduler's and
+ * the interrupts' tracepoints for a session that asks (they record
+ * nothing until it samples), then the pointer and the key (the process
+ * hooks run from here on, so no process escapes the walk), then the file
+ * descriptor is handed out while the start walk (walk.c) announces the
+ * existing processes and their mappings at the reader's pace; once it is
+ * done, the walk sets sampling and starts the timers
+ * (sleepy_session_sample()).
  * The start itself never waits for the walk, and the stop ends the walk
  * before anything else (kthread_stop(), under the session lock, which
  * the walk never takes), so sampling is either fully started or not at
@@ -29,8 +31,9 @@
  * walk starts no timer (the session does not sample yet) and
  * sampling_start() starts it with the others.  A CPU that parks its
  * timer has therefore always seen the session sampling, and the switch
- * away from the idle task restarts it.  The stop writes the interrupt
- * histograms into the stream once no hook runs; a flush
+ * away from the idle task restarts it.  The stop unregisters the probes
+ * and writes the interrupt histograms into the stream once no hook or
+ * probe runs; a flush
  * (SLEEPY_IOC_IRQ_FLUSH) writes them earlier, under the session lock.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
@@ -91,16 +94,26 @@ static bool sleepy_session_is_running(const struct sleepy_session *session)
 
 static unsigned int sleepy_max_frequency = SLEEPY_MAX_FREQUENCY;
 static const unsigned int sleepy_max_frequency_limit = SLEEPY_MAX_FREQUENCY;
-static const unsigned int sleepy_abi_version = SLEEPY_ABI_VERSION;
 
+/* Frames per stack: what was asked, or the default within perf's limit. */
+static u32 sleepy_max_stack(const struct sleepy_attr *attr)
+{
+	return attr->max_stack ?:
+	       min_t(u32, SLEEPY_DEFAULT_MAX_STACK,
+		     READ_ONCE(sysctl_perf_event_max_stack));
+}
+
+/*
+ * A depth above kernel.perf_event_max_stack is refused with -EOVERFLOW,
+ * as perf_event_open() refuses it, once the attributes are valid.
+ */
 static int sleepy_check_attr(const struct sleepy_attr *attr)
 {
 	u64 size = attr->buffer_size;
 
 	if (attr->flags & ~SLEEPY_FLAGS_ALL)
 		return -EINVAL;
-	if (attr->max_stack && (!(attr->flags & SLEEPY_FLAG_CALLCHAIN) ||
-				attr->max_stack > SLEEPY_MAX_STACK))
+	if (attr->max_stack && !(attr->flags & SLEEPY_FLAG_CALLCHAIN))
 		return -EINVAL;
 	if (attr->frequency > READ_ONCE(sleepy_max_frequency))
 		return -EINVAL;
@@ -113,9 +126,11 @@ static int sleepy_check_attr(const struct sleepy_attr *attr)
 		return -EINVAL;
 	/* The largest sample with stacks must fit into a sub-buffer. */
 	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) &&
-	    sleepy_stack_record_size(attr->max_stack ?: SLEEPY_DEFAULT_MAX_STACK) >
+	    sleepy_stack_record_size(sleepy_max_stack(attr)) >
 	    sleepy_buffer_max_record(size ?: SLEEPY_DEFAULT_BUFFER_SIZE))
 		return -EINVAL;
+	if (attr->max_stack > READ_ONCE(sysctl_perf_event_max_stack))
+		return -EOVERFLOW;
 	return 0;
 }
 
@@ -211,6 +226,9 @@ static void sleepy_session_uncharge(struct sleepy_session *session)
 static void sleepy_session_free(struct sleepy_session *session)
 {
 	sleepy_walk_destroy(session);
+	sleepy_process_detach(session);
+	sleepy_sched_detach(session);
+	sleepy_irq_detach(session);
 	sleepy_apps_destroy(session->apps);
 	sleepy_irq_destroy(session);
 	sleepy_stack_destroy(session);
@@ -232,8 +250,8 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 		return ERR_PTR(-ENOMEM);
 	session->attr = *attr;
 	session->owner = current_euid();
-	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) && !attr->max_stack)
-		session->attr.max_stack = SLEEPY_DEFAULT_MAX_STACK;
+	if (attr->flags & SLEEPY_FLAG_CALLCHAIN)
+		session->attr.max_stack = sleepy_max_stack(attr);
 	if (attr->frequency)
 		session->period = ns_to_ktime(NSEC_PER_SEC / attr->frequency);
 	if (attr->pid) {
@@ -247,6 +265,15 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	if (!session->apps)
 		goto fail;
 	err = sleepy_irq_create(session);
+	if (err)
+		goto fail;
+	err = sleepy_process_attach(session);
+	if (err)
+		goto fail;
+	err = sleepy_irq_attach(session);
+	if (err)
+		goto fail;
+	err = sleepy_sched_attach(session);
 	if (err)
 		goto fail;
 	err = sleepy_stack_create(session);
@@ -290,13 +317,9 @@ static void sleepy_session_run(struct sleepy_session *session)
  */
 void sleepy_session_sample(struct sleepy_session *session)
 {
-	sleepy_sched_probes_register(session);
-	sleepy_irq_probes_register(session);
 	cpus_read_lock();
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
-	sleepy_sched_start(session);
-	sleepy_irq_start(session);
 	cpus_read_unlock();
 	session->sampled = true;
 }
@@ -307,22 +330,16 @@ static void sleepy_session_stop(struct sleepy_session *session)
 
 	sleepy_walk_stop(session);
 	cpus_read_lock();
-	if (session->sampled) {
-		WRITE_ONCE(session->sampling, false);
-		sleepy_sched_stop();
-		sleepy_irq_stop();
-	}
+	WRITE_ONCE(session->sampling, false);
 	static_branch_disable_cpuslocked(&sleepy_active);
 	RCU_INIT_POINTER(sleepy_live, NULL);
 	synchronize_rcu();
 	if (session->sampled)
 		sleepy_sampling_stop();
 	cpus_read_unlock();
-	if (session->sampled) {
-		sleepy_sched_probes_unregister();
-		sleepy_irq_probes_unregister();
-		sleepy_irq_reset();
-	}
+	sleepy_process_detach(session);
+	sleepy_sched_detach(session);
+	sleepy_irq_detach(session);
 
 	session->stop_ns = sleepy_now();
 	sleepy_irq_write(session, session->stop_ns);
@@ -536,13 +553,6 @@ SYSCALL_DEFINE1(sleepy_stop, unsigned int, flags)
 }
 
 static struct ctl_table sleepy_sysctls[] = {
-	{
-		.procname	= "sleepy_abi_version",
-		.data		= (void *)&sleepy_abi_version,
-		.maxlen		= sizeof(unsigned int),
-		.mode		= 0444,
-		.proc_handler	= proc_douintvec,
-	},
 	{
 		.procname	= "sleepy_max_frequency",
 		.data		= &sleepy_max_frequency,

@@ -145,6 +145,10 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
  * @table_overflows: copy of apps->overflows kept after the stop
  * @irq: per-CPU interrupt histograms, with SLEEPY_FLAG_IRQ
+ * @irq_actions: the shared-line actions seen, with SLEEPY_FLAG_IRQ
+ * @process_attached: process.c's probes are registered for the session
+ * @sched_attached: sched.c's probes are registered for the session
+ * @irq_attached: irq.c's probes are registered for the session
  * @stack_scratch: per-CPU sample with stacks, with SLEEPY_FLAG_CALLCHAIN
  * @walker: the start walk's kthread, until the stop (walk.c)
  * @walk_scratch: the start walk's mmap record
@@ -154,6 +158,7 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  *	its ring buffers: @locked_user_pages to its locked_vm, the rest,
  *	@locked_mm_pages, to the pinned_vm of @locked_mm
  */
+struct sleepy_irq_actions;
 struct sleepy_irq_cpu;
 
 /* An mmap record with room for the longest path, and d_path()'s buffer. */
@@ -176,6 +181,10 @@ struct sleepy_session {
 	u64 stop_ns;
 	u64 table_overflows;
 	struct sleepy_irq_cpu __percpu *irq;
+	struct sleepy_irq_actions *irq_actions;
+	bool process_attached;
+	bool sched_attached;
+	bool irq_attached;
 	void __percpu *stack_scratch;
 	struct task_struct *walker;
 	struct sleepy_mmap_scratch *walk_scratch;
@@ -209,38 +218,30 @@ size_t sleepy_stack_fill(struct sleepy_session *session,
 			 struct sleepy_sample *sample, struct pt_regs *regs,
 			 struct pt_regs *user_regs);
 
-/* sched.c: the context switch and wakeup hooks; cpus_read_lock() held. */
-void sleepy_sched_start(struct sleepy_session *session);
-void sleepy_sched_stop(void);
-/* Or tracepoint probes, for comparing their cost; no locks held. */
-#ifdef CONFIG_TRACEPOINTS
-void sleepy_sched_probes_register(struct sleepy_session *session);
-void sleepy_sched_probes_unregister(void);
-#else
-static inline void sleepy_sched_probes_register(struct sleepy_session *session) { }
+/* sched.c: context switches and wakeups, probes on the scheduler's tracepoints. */
+int sleepy_sched_attach(struct sleepy_session *session);
+void sleepy_sched_detach(struct sleepy_session *session);
 
-static inline void sleepy_sched_probes_unregister(void) { }
-#endif
+/* irq.c: interrupt histograms, probes on the interrupts' tracepoints. */
+struct sleepy_irq_run {
+	u64 start_ns;
+	u64 nested_at_start;
+};
 
-/* irq.c: interrupt histograms; start and stop with cpus_read_lock() held. */
 int sleepy_irq_create(struct sleepy_session *session);
 void sleepy_irq_destroy(struct sleepy_session *session);
-void sleepy_irq_start(struct sleepy_session *session);
-void sleepy_irq_stop(void);
-void sleepy_irq_reset(void);
+int sleepy_irq_attach(struct sleepy_session *session);
+void sleepy_irq_detach(struct sleepy_session *session);
 void sleepy_irq_write(struct sleepy_session *session, u64 time_ns);
-#ifdef CONFIG_TRACEPOINTS
-void sleepy_irq_probes_register(struct sleepy_session *session);
-void sleepy_irq_probes_unregister(void);
-#else
-static inline void sleepy_irq_probes_register(struct sleepy_session *session) { }
-
-static inline void sleepy_irq_probes_unregister(void) { }
-#endif
+void sleepy_irq_run_begin(struct sleepy_irq_run *run, u64 nested_ns, u64 now);
+u64 sleepy_irq_run_end(const struct sleepy_irq_run *run, u64 *nested_ns,
+		       u64 now, bool hardirq);
 int sleepy_irq_flush(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
-/* process.c: the process hooks, and the start walk's announcements. */
+/* process.c: probes on fork, exec and exit, and the walk's announcements. */
+int sleepy_process_attach(struct sleepy_session *session);
+void sleepy_process_detach(struct sleepy_session *session);
 bool sleepy_selected(struct sleepy_session *session, struct task_struct *task);
 bool sleepy_app_map_existing(struct sleepy_session *session,
 			     struct task_struct *task,

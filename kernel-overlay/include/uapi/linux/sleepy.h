@@ -20,13 +20,6 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/*
- * Version of this interface: system calls, ioctls and records.  The kernel
- * shows it in /proc/sys/kernel/sleepy_abi_version, so a tool can tell a
- * kernel without sleepy (or with another version) from a failing call.
- */
-#define SLEEPY_ABI_VERSION		6
-
 /* sleepy_attr.flags */
 #define SLEEPY_FLAG_KERNEL		(1ULL << 0) /* record kernel IPs too */
 #define SLEEPY_FLAG_FOLLOW_CHILDREN	(1ULL << 1) /* pid filter: add descendants */
@@ -42,15 +35,12 @@
  * Limits enforced by sleepy_start().  The highest frequency accepted is
  * also bounded by the sysctl kernel.sleepy_max_frequency (at most
  * SLEEPY_MAX_FREQUENCY), as perf's by kernel.perf_event_max_sample_rate.
- * SLEEPY_MAX_FREQUENCY is the highest rate shown to leave two busy
- * emulated CPUs working (QEMU -icount); at 100 kHz they were not.
  */
 #define SLEEPY_MAX_FREQUENCY		50000	/* Hz */
 #define SLEEPY_MIN_BUFFER_SIZE		(8U << 10)
 #define SLEEPY_MAX_BUFFER_SIZE		(256U << 20)
 #define SLEEPY_DEFAULT_BUFFER_SIZE	(1U << 20)
 #define SLEEPY_DEFAULT_MAX_STACK	127	/* frames, perf_event_max_stack's */
-#define SLEEPY_MAX_STACK		1024
 
 /**
  * struct sleepy_attr - what sleepy_start() should record
@@ -63,8 +53,10 @@
  * @pid: 0 for every task, else only this process (see FOLLOW_CHILDREN)
  * @max_stack: with SLEEPY_FLAG_CALLCHAIN, the most frames kept of a
  *	sample's user stack, and of its kernel stack; 0 means
- *	SLEEPY_DEFAULT_MAX_STACK, at most SLEEPY_MAX_STACK.  0 without it.
- *	The largest sample must fit into one eighth of @buffer_size.
+ *	SLEEPY_DEFAULT_MAX_STACK (or kernel.perf_event_max_stack if lower),
+ *	at most kernel.perf_event_max_stack (EOVERFLOW, as for perf).  0
+ *	without it.  The largest sample must fit into one eighth of
+ *	@buffer_size.
  * @buffer_size: bytes of relay buffer per CPU, 0 for the default; a multiple
  *	of the page size between SLEEPY_MIN_ and SLEEPY_MAX_BUFFER_SIZE
  */
@@ -77,7 +69,7 @@ struct sleepy_attr {
 	__u64 buffer_size;
 };
 
-#define SLEEPY_ATTR_SIZE_VER0		32	/* first published struct */
+#define SLEEPY_ATTR_SIZE_VER0		32	/* the first struct; later ones grow */
 
 /**
  * struct sleepy_cpu_counters - what one CPU counted, SLEEPY_IOC_CPU_COUNTERS
@@ -130,8 +122,9 @@ struct sleepy_session_info {
  *
  * SLEEPY_IOC_CPU_BUFFER: a new read-only file descriptor (close-on-exec)
  * for the relay buffer of the CPU given as the argument; ENODEV if that
- * CPU has no buffer (it was never online during the session).  The
- * buffer can be read, polled and mmap()ed like any relay file.
+ * CPU has no buffer (it was never online during the session), EBUSY while
+ * another descriptor reads it.  The buffer can be read, polled and
+ * mmap()ed like any relay file.
  *
  * SLEEPY_IOC_IRQ_FLUSH: writes the interrupt histograms counted since the
  * start or the last flush into the stream now (each CPU's into its own
@@ -158,6 +151,7 @@ enum sleepy_record_type {
 	SLEEPY_REC_IRQ_HIST	= 7,	/* struct sleepy_irq_hist */
 	SLEEPY_REC_IRQ_APP	= 8,	/* struct sleepy_irq_app */
 	SLEEPY_REC_MMAP		= 9,	/* struct sleepy_mmap, then its path */
+	SLEEPY_REC_IRQ_ACTION	= 10,	/* struct sleepy_irq_action */
 	/* 64 and above: never written by the kernel, free for the tools. */
 	SLEEPY_REC_FIRST_USER	= 64,
 };
@@ -345,8 +339,12 @@ struct sleepy_switch {
  *	the CPU it runs on
  * @flags: SLEEPY_WAKEUP_*
  * @source: with SLEEPY_WAKEUP_HARDIRQ the IRQ number (the vector with
- *	SLEEPY_WAKEUP_SYSVEC), with SLEEPY_WAKEUP_SOFTIRQ the softirq number;
- *	SLEEPY_IRQ_OTHER if the handler began before the session
+ *	SLEEPY_WAKEUP_SYSVEC: on x86 the local APIC timer, irq_work,
+ *	rescheduling and function-call IPIs), with SLEEPY_WAKEUP_SOFTIRQ the
+ *	softirq number; SLEEPY_IRQ_OTHER if the kernel could not tell: an
+ *	interrupt with no tracepoint (another system vector, an NMI), one
+ *	nested deeper than it keeps, or one whose handler began before the
+ *	session
  *
  * With a pid filter, only wakeups from or of a selected process are
  * written.  A task's run-queue wait is the time between its wakeup and
@@ -372,7 +370,7 @@ enum sleepy_irq_kind {
 	SLEEPY_IRQ_SYSVEC	= 1,	/* handler time; number: the vector */
 	SLEEPY_IRQ_SOFTIRQ	= 2,	/* run time; number: the softirq */
 	SLEEPY_IRQ_SOFTIRQ_DELAY = 3,	/* from raise to run; the softirq */
-	/* One action of a shared IRQ: its handler; number: the IRQ (ABI 6) */
+	/* One action of a shared IRQ: its handler; number: the IRQ */
 	SLEEPY_IRQ_ACTION	= 4,
 	SLEEPY_IRQ_KINDS
 };
@@ -388,14 +386,15 @@ enum sleepy_irq_kind {
  * @kind: enum sleepy_irq_kind
  * @number: IRQ number, system vector or softirq number, or SLEEPY_IRQ_OTHER
  * @cpu: the CPU it ran on
- * @action: with SLEEPY_IRQ_ACTION, the action's place in its IRQ's list
- *	(0 first), the order of the names in /proc/interrupts; else 0
+ * @action: with SLEEPY_IRQ_ACTION, the action's id in the session, which
+ *	a SLEEPY_REC_IRQ_ACTION names (SLEEPY_IRQ_OTHER past the ones a
+ *	session tells apart); else 0
  * @count: runs
  * @total_ns: their time
  * @log2_ns: runs of 2^i to 2^(i+1)-1 ns in [i] (0 ns in [0]; the last
  *	bucket takes everything longer)
  * @time_ns: CLOCK_MONOTONIC of the flush or the stop that wrote it, the
- *	end of its interval (ABI version 5; absent before)
+ *	end of its interval
  */
 struct sleepy_irq_hist {
 	struct sleepy_record_header header;
@@ -408,8 +407,6 @@ struct sleepy_irq_hist {
 	__u32 log2_ns[SLEEPY_IRQ_BUCKETS];
 	__u64 time_ns;
 };
-
-#define SLEEPY_IRQ_HIST_SIZE_VER0	168	/* without @time_ns */
 
 /**
  * struct sleepy_irq_app - time an interrupt took from an application
@@ -434,7 +431,25 @@ struct sleepy_irq_app {
 	__u64 time_ns;
 };
 
-#define SLEEPY_IRQ_APP_SIZE_VER0	40	/* without @time_ns */
+#define SLEEPY_IRQ_NAME_LEN		32
+
+/**
+ * struct sleepy_irq_action - the name of one action of a shared IRQ line
+ *	(SLEEPY_FLAG_IRQ), as it was when the session first saw it run;
+ *	written with the histograms, at each flush and at the stop
+ * @irq: the IRQ number
+ * @action: its id, as in struct sleepy_irq_hist; the session keys an
+ *	action by its IRQ and dev_id, so a device added or removed during
+ *	the session does not move the others
+ * @name: the action's name (its device's, as /proc/interrupts shows it),
+ *	NUL-padded, cut at SLEEPY_IRQ_NAME_LEN - 1 bytes
+ */
+struct sleepy_irq_action {
+	struct sleepy_record_header header;
+	__u32 irq;
+	__u32 action;
+	char name[SLEEPY_IRQ_NAME_LEN];
+};
 
 /* sleepy_mmap.flags */
 #define SLEEPY_MMAP_EXEC		(1U << 0) /* mapped by an exec */

@@ -318,9 +318,6 @@ TEST_F(sleepy, bad_attr)
 	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	a = self->attr; a.max_stack = 8;	/* without SLEEPY_FLAG_CALLCHAIN */
 	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
-	a = self->attr; a.flags = SLEEPY_FLAG_CALLCHAIN;
-	a.max_stack = SLEEPY_MAX_STACK + 1;
-	EXPECT_ERRNO(EINVAL, sys_start(&a, 0));
 	/* Eight sub-buffers of 1K: no room for a stack of 127 frames. */
 	a = self->attr; a.flags = SLEEPY_FLAG_CALLCHAIN;
 	a.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
@@ -1127,6 +1124,22 @@ TEST_F_TIMEOUT(sleepy, start_walk_without_reader_stops, 300)
 	ASSERT_EQ(0, start(self, &self->attr));
 	EXPECT_EQ(0, sys_stop(0));
 	kill_waiters(waiters, START_WALK_WAITERS);
+}
+
+/* One reader per CPU buffer: a second would read records twice or skip them. */
+TEST_F(sleepy, one_reader_per_buffer)
+{
+	int fd, again;
+
+	ASSERT_EQ(0, start(self, &self->attr));
+	fd = ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_ERRNO(EBUSY, ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, 0));
+	close(fd);
+	again = ioctl(self->fd, SLEEPY_IOC_CPU_BUFFER, 0);
+	EXPECT_LE(0, again);
+	EXPECT_EQ(0, sys_stop(0));
+	close(again);
 }
 
 /* Every APP_START and APP_EXIT of @s, counted per appid. */
@@ -2124,17 +2137,38 @@ TEST_F(sleepy, sample_time_follows_perf_sysctl)
 		       (unsigned long long)samples[1]);
 }
 
+#define PERF_MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
+
+/* Stack depth is bounded by perf's sysctl, with perf's error. */
+TEST_F(sleepy, max_stack_follows_perf_sysctl)
+{
+	char old[16];
+
+	ASSERT_EQ(0, read_file(PERF_MAX_STACK, old, sizeof(old)));
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN;
+	self->attr.max_stack = atoi(old) + 1;
+	EXPECT_ERRNO(EOVERFLOW, sys_start(&self->attr, 0));
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, "200"));
+	self->attr.max_stack = 200;
+	EXPECT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
+	self->attr.max_stack = 201;
+	EXPECT_ERRNO(EOVERFLOW, sys_start(&self->attr, 0));
+	/* Below the default, the default follows it down. */
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, "16"));
+	self->attr.max_stack = 0;
+	EXPECT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, old));
+}
+
 #define MAX_FREQUENCY "/proc/sys/kernel/sleepy_max_frequency"
 
 /* kernel.sleepy_max_frequency bounds the rate, as perf's sysctl does. */
 TEST_F(sleepy, max_frequency_sysctl)
 {
-	char old[16], version[16];
+	char old[16];
 
-	ASSERT_EQ(0, read_file("/proc/sys/kernel/sleepy_abi_version", version,
-			       sizeof(version)));
-	EXPECT_EQ(SLEEPY_ABI_VERSION, atoi(version));
-	EXPECT_NE(0, write_file("/proc/sys/kernel/sleepy_abi_version", "1"));
 	ASSERT_EQ(0, read_file(MAX_FREQUENCY, old, sizeof(old)));
 	EXPECT_EQ(SLEEPY_MAX_FREQUENCY, atoi(old));
 	EXPECT_NE(0, write_file(MAX_FREQUENCY, "100001"));
