@@ -15,6 +15,8 @@ KERNEL := $(B)/kernel-normal/arch/x86/boot/bzImage
 KERNEL_DEBUG := $(B)/kernel-debug/arch/x86/boot/bzImage
 HDR := $(B)/headers
 U := $(B)/userland
+# The kselftest programs (tools/testing/selftests/sleepy), each also for i386.
+KSELFTESTS := sleepy_test sleepy_process_test sleepy_sample_test sleepy_sched_test
 PROGRAM ?=
 ARGS ?=
 SLEEPY_OPTS ?=
@@ -42,10 +44,12 @@ headers: tree
 
 userland: headers
 	@$(MAKE) -s -C userland O=$(U) HDR=$(HDR)/include
-	@gcc -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
-		-o $(U)/sleepy_test $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
-	@gcc -m32 -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
-		-o $(U)/sleepy_test32 $(B)/linux/tools/testing/selftests/sleepy/sleepy_test.c
+	@for t in $(KSELFTESTS); do \
+		gcc -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
+			-o $(U)/$$t $(B)/linux/tools/testing/selftests/sleepy/$$t.c && \
+		gcc -m32 -static -O2 -fno-omit-frame-pointer -Wall -Werror -isystem $(HDR)/include \
+			-o $(U)/$${t}32 $(B)/linux/tools/testing/selftests/sleepy/$$t.c || exit 1; \
+	done
 	@gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror -pthread -isystem $(HDR)/include \
 		-o $(U)/sleepy_abi_attack tests/guest/sleepy_abi_attack.c
 	@gcc -static -O2 -Wall -Wextra -Werror -pthread \

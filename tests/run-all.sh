@@ -288,7 +288,9 @@ stage "guests: normal, then -icount (beside the debug kernel's build)"
 # machine 2-3x slower passes; the run's deadline bounds them too.
 QEMU_EXTRA="$shared_irq_device" \
 	guest_start guest test build/kernel-normal/arch/x86/boot/bzImage 600 ""
-guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq kselftest kselftest-i386 \
+guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq \
+	kselftest kselftest-process kselftest-sample kselftest-sched \
+	kselftest-i386 kselftest-i386-process kselftest-i386-sample kselftest-i386-sched \
 	tools accuracy idle drain sched irq stacks abi-attack
 # 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
@@ -341,7 +343,7 @@ if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 		guest_status[debug-$part]=$(guest_exit_status "debug-$part")
 	done
 	guest_finish debug-sessions kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq storm sched-storm \
-		kselftest idle drain irq trinity
+		kselftest kselftest-process kselftest-sample kselftest-sched idle drain irq trinity
 	guest_finish debug-attack abi-attack
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"

@@ -47,6 +47,14 @@ kunit_groups() {	# kunit_groups SUITE...
 		sed "s/^/kunit-$suite: /" "$results/kunit-$suite.tap"
 	done
 }
+# kselftest_groups SUFFIX: the kselftest programs, one group each
+# (kselftest, kselftest-process, ...; with SUFFIX 32, kselftest-i386...).
+kselftest_groups() {
+	for t in "" process sample sched; do
+		prog=sleepy${t:+_$t}_test$1
+		group "kselftest${1:+-i386}${t:+-$t}" "$prog"
+	done
+}
 # The end of a run: the kernel's taint flags, and a mark that it finished.
 end_results() {
 	cat /proc/sys/kernel/tainted > "$results/tainted"

@@ -19,7 +19,7 @@ case $part in sessions|all)
 	kunit_groups sleepy_apps sleepy_buffer sleepy_irq
 	group storm /sleepy/guest/test-storm.sh "${SLEEPY_STRESS_ROUNDS:-20}"
 	group sched-storm /sleepy/guest/test-sched.sh storm "${SLEEPY_SCHED_STORM_ROUNDS:-6}"
-	group kselftest sleepy_test
+	kselftest_groups ""
 	group idle /sleepy/guest/test-idle.sh
 	group drain /sleepy/guest/test-drain.sh
 	group irq /sleepy/guest/test-irq.sh

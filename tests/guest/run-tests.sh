@@ -7,14 +7,15 @@ export PATH=/sleepy/bin:$PATH
 . /sleepy/guest/lib.sh
 
 kunit_groups sleepy_apps sleepy_buffer sleepy_irq
-group kselftest sleepy_test
-# The same suite built for i386: the 32-bit system call entries.  Under
+kselftest_groups ""
+# The same suites built for i386: the 32-bit system call entries.  Under
 # QEMU's TCG a 32-bit busy loop gets almost no timer interrupts (local
 # timer interrupts on its CPU: 33 in 3 s, against 446 in 0.43 s for a
 # 64-bit one, QEMU 7.2, with and without MTTCG, no session running), so
 # the two tests that sample a spinning CPU skip there.
-group kselftest-i386 env SLEEPY_TEST_NO_HOG="a 32-bit busy loop gets almost no timer interrupts under QEMU TCG" \
-	sleepy_test32
+export SLEEPY_TEST_NO_HOG="a 32-bit busy loop gets almost no timer interrupts under QEMU TCG"
+kselftest_groups 32
+unset SLEEPY_TEST_NO_HOG
 group tools /sleepy/guest/test-tools.sh
 group accuracy /sleepy/guest/test-accuracy.sh
 group idle /sleepy/guest/test-idle.sh

@@ -55,6 +55,10 @@
 
 #include "sleepy.h"
 
+/* The hooks' switch, and the running session, published by session.c. */
+DEFINE_STATIC_KEY_FALSE(sleepy_active);
+struct sleepy_session __rcu *sleepy_live;
+
 static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
 static DEFINE_PER_CPU(bool, sleepy_hrtimer_parked);
 static DEFINE_PER_CPU(unsigned int, sleepy_idle_periods);
@@ -260,6 +264,21 @@ void sleepy_sampling_start(struct sleepy_session *session)
 	lockdep_assert_cpus_held();
 	if (session->period)
 		on_each_cpu(sleepy_hrtimer_start_local, NULL, 1);
+}
+
+/**
+ * sleepy_sampling_begin - start sampling, once the start walk is done
+ * @session: the running session
+ *
+ * In the walk's kthread, which the stop waits for under the session lock.
+ */
+void sleepy_sampling_begin(struct sleepy_session *session)
+{
+	cpus_read_lock();
+	WRITE_ONCE(session->sampling, true);
+	sleepy_sampling_start(session);
+	cpus_read_unlock();
+	session->sampled = true;
 }
 
 /*

@@ -23,7 +23,7 @@
  * descriptor is handed out while the start walk (walk.c) announces the
  * existing processes and their mappings at the reader's pace; once it is
  * done, the walk sets sampling and starts the timers
- * (sleepy_session_sample()).
+ * (sleepy_sampling_begin()).
  * The start itself never waits for the walk, and the stop ends the walk
  * before anything else (kthread_stop(), under the session lock, which
  * the walk never takes), so sampling is either fully started or not at
@@ -77,9 +77,6 @@
 
 /* Most live processes and distinct program names one session tracks. */
 #define SLEEPY_TABLE_CAPACITY	32768
-
-DEFINE_STATIC_KEY_FALSE(sleepy_active);
-struct sleepy_session __rcu *sleepy_live;
 
 /* Serialises start, stop and flushes; protects sleepy_running. */
 static DEFINE_MUTEX(sleepy_session_lock);
@@ -307,21 +304,6 @@ static void sleepy_session_run(struct sleepy_session *session)
 	cpus_read_unlock();
 	sleepy_running = session;
 	sleepy_walk_start(session);
-}
-
-/**
- * sleepy_session_sample - start sampling, once the start walk is done
- * @session: the running session
- *
- * In the walk's kthread, which the stop waits for under the session lock.
- */
-void sleepy_session_sample(struct sleepy_session *session)
-{
-	cpus_read_lock();
-	WRITE_ONCE(session->sampling, true);
-	sleepy_sampling_start(session);
-	cpus_read_unlock();
-	session->sampled = true;
 }
 
 static void sleepy_session_stop(struct sleepy_session *session)

@@ -205,6 +205,7 @@ static inline u64 sleepy_now(void)
 }
 
 /* sampling.c: the per-CPU hrtimers; the caller holds cpus_read_lock(). */
+void sleepy_sampling_begin(struct sleepy_session *session);
 void sleepy_sampling_start(struct sleepy_session *session);
 void sleepy_sampling_stop(void);
 int sleepy_sampling_init(void);
@@ -259,8 +260,5 @@ void sleepy_walk_stop(struct sleepy_session *session);
 void sleepy_walk_destroy(struct sleepy_session *session);
 int sleepy_walk_wait_room(struct sleepy_session *session);
 int sleepy_walk_lock_mm(struct mm_struct *mm);
-
-/* session.c: sampling begins, once the start walk is done. */
-void sleepy_session_sample(struct sleepy_session *session);
 
 #endif /* _KERNEL_SLEEPY_SLEEPY_H */

@@ -24,7 +24,7 @@
  * Stop: the session's stop, under the session lock, kthread_stop()s the
  * walk; every wait checks for it, so the stop waits at most for one
  * process's record or one tick.  The walk never takes the session lock.
- * When it is done it starts sampling (sleepy_session_sample()).
+ * When it is done it starts sampling (sleepy_sampling_begin()).
  */
 #include <linux/cpumask.h>
 #include <linux/err.h>
@@ -144,7 +144,7 @@ static int sleepy_walk_thread(void *data)
 			return err;
 		cond_resched();
 	}
-	sleepy_session_sample(session);
+	sleepy_sampling_begin(session);
 	return 0;
 }
 

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the samples: call stacks (user and kernel, cut at the depth
+ * asked for), the accounting of samples and drops, CPU hotplug during
+ * sessions and an idle CPU sampled after the start.  Needs root.
+ */
+#include "sleepy_test.h"
+
+/*
+ * A known call chain, built with frame pointers (-fno-omit-frame-pointer):
+ * stack_outer -> stack_middle -> stack_inner, which spins.  Each callee
+ * notes the return address into its caller, what the user stack of a
+ * sample in stack_inner must hold after its IP.
+ */
+static volatile unsigned long stack_return_middle, stack_return_outer;
+
+static volatile unsigned long stack_spins;
+
+static void __attribute__((noinline)) stack_inner(int ms)
+{
+	struct timespec start, now;
+
+	stack_return_middle = (unsigned long)__builtin_return_address(0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 100000; i++)
+			stack_spins++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static void __attribute__((noinline)) stack_middle(int ms)
+{
+	stack_return_outer = (unsigned long)__builtin_return_address(0);
+	stack_inner(ms);
+	__asm__ volatile("" ::: "memory");	/* no tail call */
+}
+
+static void __attribute__((noinline)) stack_outer(int ms)
+{
+	stack_middle(ms);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Recurses @depth times, then spins: a stack deeper than max_stack. */
+static int __attribute__((noinline)) stack_deep(int depth, int ms)
+{
+	if (depth)
+		return stack_deep(depth - 1, ms) + 1;
+	stack_inner(ms);
+	return 0;
+}
+
+/* Reads a lot from /dev/zero: time in the kernel, entered from here. */
+static void read_zero(int ms)
+{
+	static char buf[1 << 16];
+	struct timespec start, now;
+	int fd = open("/dev/zero", O_RDONLY);
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		for (int i = 0; i < 16; i++)
+			if (read(fd, buf, sizeof(buf)) < 0)
+				break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec - start.tv_sec) * 1000 +
+		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	close(fd);
+}
+
+/* The stacks of @s's sample @r, or NULL; fails the test if malformed. */
+static struct sleepy_callchain *chain_of(struct __test_metadata *_metadata,
+					 struct sleepy_sample *r)
+{
+	struct sleepy_callchain *chain = (void *)(r + 1);
+
+	if (!(r->flags & SLEEPY_SAMPLE_CALLCHAIN))
+		return NULL;
+	EXPECT_GE(r->header.size, sizeof(*r) + sizeof(*chain) +
+		  (chain->nr_kernel + chain->nr_user) * sizeof(chain->ips[0]));
+	return chain;
+}
+
+/*
+ * -g: every sample of a session with SLEEPY_FLAG_CALLCHAIN has stacks; a
+ * sample in stack_inner has the chain stack_inner <- stack_middle <-
+ * stack_outer; a sample in the kernel (-k) has kernel frames, starting at
+ * its kernel IP, before the user frames, starting at its user IP.
+ */
+TEST_F(sleepy, call_stacks)
+{
+	unsigned int with_chain = 0, known = 0, kernel = 0, samples = 0;
+	struct sleepy_sample *r;
+	struct stream s;
+
+	self->attr.frequency = 2000;
+	self->attr.pid = getpid();
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN | SLEEPY_FLAG_KERNEL;
+	ASSERT_EQ(0, start(self, &self->attr));
+	stack_outer(400);
+	read_zero(400);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_callchain *chain;
+		__u64 *user;
+
+		if (r->header.type != SLEEPY_REC_SAMPLE ||
+		    r->tid != (uint32_t)getpid())
+			continue;
+		samples++;
+		chain = chain_of(_metadata, r);
+		if (!chain)
+			continue;
+		with_chain++;
+		user = chain->ips + chain->nr_kernel;
+		ASSERT_LE(1, chain->nr_user);
+		EXPECT_EQ(r->user_ip, user[0]);
+		if (chain->nr_user >= 3 && user[1] == stack_return_middle &&
+		    user[2] == stack_return_outer)
+			known++;
+		if ((r->flags & SLEEPY_SAMPLE_IN_KERNEL) && chain->nr_kernel >= 2) {
+			EXPECT_EQ(r->kernel_ip, chain->ips[0]);
+			kernel++;
+		}
+		EXPECT_EQ(0, chain->flags & (SLEEPY_CALLCHAIN_USER_CUT |
+					     SLEEPY_CALLCHAIN_KERNEL_CUT));
+	}
+	EXPECT_LT(100, samples);
+	EXPECT_EQ(samples, with_chain);
+	/* The spin loop is stack_inner's; clock_gettime() is a few. */
+	EXPECT_LT(samples / 4, known)
+		TH_LOG("%u of %u samples with stack_inner <- stack_middle <- stack_outer",
+		       known, samples);
+	EXPECT_LT(samples / 10, kernel)
+		TH_LOG("%u of %u samples with a kernel stack", kernel, samples);
+	free(s.records);
+}
+
+/* A stack deeper than max_stack keeps its innermost frames, flagged. */
+TEST_F(sleepy, call_stacks_cut_at_max_stack)
+{
+	unsigned int deep = 0, samples = 0;
+	struct sleepy_sample *r;
+	struct stream s;
+
+	self->attr.frequency = 2000;
+	self->attr.pid = getpid();
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN;
+	self->attr.max_stack = 4;
+	ASSERT_EQ(0, start(self, &self->attr));
+	stack_deep(20, 400);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_callchain *chain;
+
+		if (r->header.type != SLEEPY_REC_SAMPLE ||
+		    r->tid != (uint32_t)getpid())
+			continue;
+		samples++;
+		chain = chain_of(_metadata, r);
+		ASSERT_TRUE(chain != NULL);
+		EXPECT_LE(chain->nr_user, 4);
+		EXPECT_EQ(0, chain->nr_kernel);	/* no SLEEPY_FLAG_KERNEL */
+		if (chain->nr_user == 4 &&
+		    (chain->flags & SLEEPY_CALLCHAIN_USER_CUT))
+			deep++;
+	}
+	EXPECT_LT(100, samples);
+	EXPECT_LT(samples / 2, deep)
+		TH_LOG("%u of %u samples cut at 4 frames", deep, samples);
+	free(s.records);
+}
+
+/* Every sample the kernel counted is in the stream, and nothing else. */
+TEST_F(sleepy, samples_match_counters)
+{
+	struct cpu_stats stats[MAX_CPUS];
+	uint64_t total = 0, missed = 0;
+	struct stream s;
+	int cpu;
+
+	self->attr.frequency = 2000;
+	ASSERT_EQ(0, record_busy(self, 500, &s, stats));
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
+		EXPECT_EQ(0, stats[cpu].dropped);
+		total += s.samples[cpu];
+		missed += stats[cpu].missed;
+	}
+	/* 500 ms busy at 2 kHz: 1000 periods, sampled or missed. */
+	EXPECT_GT(total, 100)
+		TH_LOG("%llu samples, %llu periods missed",
+		       (unsigned long long)total, (unsigned long long)missed);
+	EXPECT_GE(total + missed, 700)
+		TH_LOG("%llu samples + %llu missed of 1000 periods",
+		       (unsigned long long)total, (unsigned long long)missed);
+	free(s.records);
+}
+
+/* A tiny buffer nobody reads: drops are counted, kept samples match. */
+TEST_F(sleepy, drops_counted_without_reader)
+{
+	struct cpu_stats stats[MAX_CPUS];
+	uint64_t dropped = 0, kept = 0;
+	struct stream s;
+	int cpu;
+
+	self->attr.frequency = 10000;
+	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
+	ASSERT_EQ(0, record_busy(self, 1000, &s, stats));
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		EXPECT_EQ(stats[cpu].samples, s.samples[cpu]);
+		/* Losses reported in-stream never exceed those counted. */
+		EXPECT_LE(s.lost[cpu], stats[cpu].dropped);
+		dropped += stats[cpu].dropped;
+		kept += s.samples[cpu];
+	}
+	EXPECT_GT(dropped, 0);
+	EXPECT_GT(kept, 0);
+	/* Nobody read: at most one buffer's worth per CPU. */
+	EXPECT_LE(s.size, SLEEPY_MIN_BUFFER_SIZE *
+			  (size_t)sysconf(_SC_NPROCESSORS_CONF));
+	TH_LOG("kept %llu samples, dropped %llu records",
+	       (unsigned long long)kept, (unsigned long long)dropped);
+	free(s.records);
+}
+
+/* Samples of @cpu in @s taken at or after @since. */
+static uint64_t samples_on(struct stream *s, unsigned int cpu, uint64_t since)
+{
+	struct sleepy_record_header *r;
+	uint64_t n = 0;
+
+	for_each_record(s, r)
+		if (r->type == SLEEPY_REC_SAMPLE && r->cpu == cpu &&
+		    ((struct sleepy_sample *)r)->time_ns >= since)
+			n++;
+	return n;
+}
+
+static int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* The CPU @pid last ran on (/proc/PID/stat field 39), -1 if unknown. */
+static int last_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field, fd, cpu = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		cpu = atoi(p + 1);
+	return cpu;
+}
+
+/* Pins @pid to @cpu and waits (2 s at most) until it runs there. */
+static bool move_to(pid_t pid, int cpu)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!pin(pid, cpu) && last_cpu(pid) == cpu)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * Why tests that need a busy CPU cannot run here, or NULL: the environment
+ * (SLEEPY_TEST_NO_HOG) says a spinning process of this build gets no timer
+ * interrupts, so there is nothing to sample.
+ */
+static const char *no_hog_reason(void)
+{
+	const char *why = getenv("SLEEPY_TEST_NO_HOG");
+
+	return why && *why ? why : NULL;
+}
+
+/* A child spinning on @cpu until killed. */
+static pid_t hog(int cpu)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		pin(0, cpu);
+		for (;;)
+			;
+	}
+	return pid;
+}
+
+static void unhog(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Samples @cpu has written so far in the running session. */
+static uint64_t cpu_samples(int session, int cpu)
+{
+	struct sleepy_cpu_counters c = { .cpu = cpu };
+
+	return ioctl(session, SLEEPY_IOC_CPU_COUNTERS, &c) ? 0 : c.samples;
+}
+
+/*
+ * Whether @cpu takes at least @n more samples within 10 s: a debug kernel
+ * under emulation samples far below the rate asked for.
+ */
+static bool cpu_samples_again(int session, int cpu, uint64_t n)
+{
+	uint64_t base = cpu_samples(session, cpu);
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		usleep(100000);
+		if (cpu_samples(session, cpu) >= base + n)
+			return true;
+	}
+	return false;
+}
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+/*
+ * When CPU 1 takes no sample: where are the sampling timers queued, and
+ * is CPU 1 in high-resolution mode?  From /proc/timer_list.
+ */
+static void show_cpu1_timers(struct __test_metadata *_metadata)
+{
+	FILE *f = fopen("/proc/timer_list", "r");
+	char line[256];
+	int cpu = -1;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "cpu: ", 5))
+			cpu = atoi(line + 5);
+		else if (!strncmp(line, "Tick Device", 11))
+			cpu = -1;
+		if (strstr(line, "sleepy") ||
+		    (cpu == 1 && (strstr(line, "hres") ||
+				  strstr(line, "expires_next") ||
+				  strstr(line, "tick_stopped"))))
+			TH_LOG("timer_list cpu %d: %s", cpu,
+			       strtok(line, "\n"));
+	}
+	fclose(f);
+}
+
+/* Does the hog run?  Its state, CPU and user time, a second apart. */
+static void show_hog(struct __test_metadata *_metadata, pid_t pid)
+{
+	char path[64], buf[1024];
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 2; i++) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		TH_LOG("hog: %s", strtok(buf, "\n"));
+		sleep(1);
+	}
+}
+
+static int set_cpu1(const char *state)
+{
+	int fd = open(CPU1_ONLINE, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, state, 1) == 1;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * CPU 1 goes offline and online during 10 kHz sessions and between them:
+ * no timer is left on another CPU (the console scan catches the kernel's
+ * warnings), and CPU 1 is sampled again once it is back, also when it
+ * was offline at the start.
+ */
+TEST_F_TIMEOUT(sleepy, cpu_hotplug, 180)
+{
+	struct stream s;
+	uint64_t since;
+	int round;
+	pid_t h;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU: nothing to unplug");
+	if (no_hog_reason())
+		SKIP(return, "%s", no_hog_reason());
+	ASSERT_EQ(0, access(CPU1_ONLINE, W_OK));
+	self->attr.frequency = 10000;
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, start(self, &self->attr));
+		h = hog(1);
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1("0"));
+		usleep(100000);
+		ASSERT_EQ(0, set_cpu1("1"));
+		/* The unplug widened its affinity. */
+		EXPECT_TRUE(move_to(h, 1))
+			TH_LOG("round %d: the hog does not run on CPU 1 (on %d)",
+			       round, last_cpu(h));
+		since = now_ns();
+		if (!cpu_samples_again(self->fd, 1, 50)) {
+			struct sleepy_cpu_counters c = { .cpu = 1 };
+
+			ioctl(self->fd, SLEEPY_IOC_CPU_COUNTERS, &c);
+			EXPECT_TRUE(0)
+				TH_LOG("round %d: CPU 1 back online, hog on CPU %d: samples %llu dropped %llu idle %llu missed %llu",
+				       round, last_cpu(h),
+				       (unsigned long long)c.samples,
+				       (unsigned long long)c.dropped,
+				       (unsigned long long)c.idle,
+				       (unsigned long long)c.missed);
+			show_cpu1_timers(_metadata);
+			show_hog(_metadata, h);
+		}
+		unhog(h);
+		ASSERT_EQ(0, sys_stop(0));
+		ASSERT_EQ(0, read_stream(self->fd, &s));
+		/* And they are in its buffer. */
+		EXPECT_GE(samples_on(&s, 1, since), 50);
+		free(s.records);
+		/* Between sessions. */
+		ASSERT_EQ(0, set_cpu1("0"));
+		ASSERT_EQ(0, set_cpu1("1"));
+	}
+	/* Offline at the start, online during the session. */
+	ASSERT_EQ(0, set_cpu1("0"));
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(0, set_cpu1("1"));
+	h = hog(1);
+	EXPECT_TRUE(move_to(h, 1));
+	since = now_ns();
+	if (!cpu_samples_again(self->fd, 1, 50)) {
+		EXPECT_TRUE(0)
+			TH_LOG("offline at the start: %llu samples from CPU 1",
+			       (unsigned long long)cpu_samples(self->fd, 1));
+		show_cpu1_timers(_metadata);
+	}
+	unhog(h);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_GE(samples_on(&s, 1, since), 50);
+	free(s.records);
+}
+
+/*
+ * CPU 1 idle across the start parks its timer; a hog that then runs there
+ * must be sampled (the switch away from idle restarts the timer).
+ */
+TEST_F(sleepy, idle_cpu_sampled_after_start)
+{
+	struct cpu_stats stats[MAX_CPUS];
+	uint64_t since, hog_samples;
+	struct stream s;
+	bool sampled;
+	pid_t h;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU");
+	if (no_hog_reason())
+		SKIP(return, "%s", no_hog_reason());
+	pin(0, 0);
+	self->attr.frequency = 1000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	usleep(200000);		/* CPU 1 idle for many periods: parked */
+	since = now_ns();
+	h = hog(1);
+	sampled = cpu_samples_again(self->fd, 1, 100);
+	unhog(h);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	ASSERT_EQ(0, read_stats(self->fd, stats));
+	hog_samples = samples_on(&s, 1, since);
+	EXPECT_TRUE(sampled);
+	EXPECT_GE(hog_samples, 100)
+		TH_LOG("%llu samples on CPU 1, %llu periods missed there",
+		       (unsigned long long)hog_samples,
+		       (unsigned long long)stats[1].missed);
+	free(s.records);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the sleepy kselftest programs share: the system calls, reading a
+ * session's stream and counters as the drainer does, and the fixture
+ * that makes sure no other session runs.  Each program includes it once.
+ */
+#ifndef SLEEPY_TEST_H
+#define SLEEPY_TEST_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <linux/sleepy.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#define MAX_CPUS 64
+
+static inline long sys_start(const void *attr, unsigned int flags)
+{
+	return syscall(__NR_sleepy_start, attr, flags);
+}
+
+static inline long sys_stop(unsigned int flags)
+{
+	return syscall(__NR_sleepy_stop, flags);
+}
+
+/* Everything a stopped session left in its buffers. */
+struct stream {
+	unsigned char *records;
+	size_t size;
+	uint64_t samples[MAX_CPUS];
+	uint64_t lost[MAX_CPUS];
+};
+
+struct cpu_stats {
+	uint64_t samples, dropped, missed;
+};
+
+/* Appends the whole sub-buffers one CPU's buffer holds, like the drainer. */
+static inline int read_buffer(int fd, struct stream *s)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct sleepy_subbuf_header header;
+
+	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
+		size_t len;
+
+		if (read(fd, &header, sizeof(header)) != sizeof(header))
+			return -1;
+		len = header.committed - sizeof(header);
+		s->records = realloc(s->records, s->size + len);
+		if (read(fd, s->records + s->size, len) != (ssize_t)len)
+			return -1;
+		s->size += len;
+	}
+	return 0;
+}
+
+/* Every CPU's buffer descriptor, -1 for a CPU without one; how many. */
+static inline int open_buffers(int session, int *fds)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		fds[cpu] = ioctl(session, SLEEPY_IOC_CPU_BUFFER, cpu);
+		if (fds[cpu] < 0 && errno != ENODEV)
+			return -1;
+		n += fds[cpu] >= 0;
+	}
+	return n;
+}
+
+static inline int read_buffers(int *fds, struct stream *s)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (fds[cpu] >= 0 && read_buffer(fds[cpu], s))
+			return -1;
+	return 0;
+}
+
+static inline void close_buffers(int *fds)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		if (fds[cpu] >= 0)
+			close(fds[cpu]);
+}
+
+static inline int read_stream(int session, struct stream *s)
+{
+	int fds[MAX_CPUS], err;
+
+	memset(s, 0, sizeof(*s));
+	if (open_buffers(session, fds) < 0)
+		return -1;
+	err = read_buffers(fds, s);
+	close_buffers(fds);
+	return err;
+}
+
+/* The record after @r in @s (the first if @r is NULL), or NULL. */
+static inline void *next_record(struct stream *s, void *r)
+{
+	unsigned char *p = r ? (unsigned char *)r +
+			       ((struct sleepy_record_header *)r)->size :
+			       s->records;
+
+	return p < s->records + s->size ? p : NULL;
+}
+
+#define for_each_record(s, r) \
+	for (r = next_record(s, NULL); r; r = next_record(s, r))
+
+static inline void count_records(struct stream *s)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r) {
+		if (r->type == SLEEPY_REC_SAMPLE)
+			s->samples[r->cpu]++;
+		else if (r->type == SLEEPY_REC_LOST)
+			s->lost[r->cpu] += ((struct sleepy_lost *)r)->count;
+	}
+}
+
+static inline int read_stats(int session, struct cpu_stats *stats)
+{
+	int cpu;
+
+	memset(stats, 0, sizeof(*stats) * MAX_CPUS);
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct sleepy_cpu_counters c = { .cpu = cpu };
+
+		if (ioctl(session, SLEEPY_IOC_CPU_COUNTERS, &c)) {
+			if (errno == EINVAL)
+				break;	/* past the possible CPUs */
+			return -1;
+		}
+		stats[cpu] = (struct cpu_stats){ c.samples, c.dropped, c.missed };
+	}
+	return cpu ? 0 : -1;
+}
+
+static inline struct sleepy_app_start *find_app(struct stream *s, pid_t pid,
+					 const char *name, int nth)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r) {
+		struct sleepy_app_start *a = (void *)r;
+
+		if (r->type != SLEEPY_REC_APP_START || (pid && a->pid != pid) ||
+		    (name && strncmp(a->name, name, sizeof(a->name))))
+			continue;
+		if (nth-- == 0)
+			return a;
+	}
+	return NULL;
+}
+
+static inline bool has_exit(struct stream *s, uint32_t appid)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r)
+		if (r->type == SLEEPY_REC_APP_EXIT &&
+		    ((struct sleepy_app_exit *)r)->appid == appid)
+			return true;
+	return false;
+}
+
+static inline void spin(int ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000 +
+	       (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static inline pid_t run(const char *path)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		execl(path, path, NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+FIXTURE(sleepy) {
+	struct sleepy_attr attr;
+	int fd;		/* the session's file descriptor, -1 if none */
+};
+
+FIXTURE_SETUP(sleepy)
+{
+	memset(&self->attr, 0, sizeof(self->attr));
+	self->attr.size = sizeof(self->attr);
+	self->fd = -1;
+	/* A session left running by someone else makes every test fail. */
+	ASSERT_EQ(-1, sys_stop(0));
+	ASSERT_EQ(ESRCH, errno);
+}
+
+FIXTURE_TEARDOWN(sleepy)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* Whether the session's start walk is done, waiting up to @ms for it. */
+static inline bool wait_sampling(int fd, int ms)
+{
+	struct sleepy_session_info info;
+
+	while (!ioctl(fd, SLEEPY_IOC_SESSION_INFO, &info) && !info.sampling &&
+	       ms-- > 0)
+		usleep(1000);
+	return info.sampling;
+}
+
+/* Starts a session with @attr into self->fd, sampling; 0 or -1. */
+static inline int start(FIXTURE_DATA(sleepy) *self, struct sleepy_attr *attr)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	self->fd = sys_start(attr, 0);
+	if (self->fd < 0)
+		return -1;
+	return wait_sampling(self->fd, 30000) ? 0 : -1;
+}
+
+#define EXPECT_ERRNO(err, call) do {		\
+	errno = 0;				\
+	EXPECT_EQ(-1, (call));			\
+	EXPECT_EQ(err, errno);			\
+} while (0)
+
+/* E2BIG writes back the size the kernel supports, as perf does. */
+static inline void expect_e2big(struct __test_metadata *_metadata, void *attr,
+			 __u32 size)
+{
+	struct sleepy_attr *a = attr;
+
+	a->size = size;
+	EXPECT_ERRNO(E2BIG, sys_start(a, 0));
+	EXPECT_EQ(SLEEPY_ATTR_SIZE_VER0, a->size);
+}
+
+
+/* A session of @ms busy milliseconds: its stream and its counters. */
+static inline int record_busy(FIXTURE_DATA(sleepy) *self, int ms, struct stream *s,
+		       struct cpu_stats *stats)
+{
+	if (start(self, &self->attr))
+		return -1;
+	spin(ms);
+	if (sys_stop(0) || read_stream(self->fd, s))
+		return -1;
+	count_records(s);
+	return read_stats(self->fd, stats);
+}
+
+
+static inline uint64_t sum_counters(int session, uint64_t *dropped)
+{
+	uint64_t timer_fired = 0;
+	int cpu;
+
+	*dropped = 0;
+	for (cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct sleepy_cpu_counters c = { .cpu = cpu };
+
+		if (ioctl(session, SLEEPY_IOC_CPU_COUNTERS, &c))
+			break;
+		timer_fired += c.samples + c.idle;
+		*dropped += c.dropped;
+	}
+	return timer_fired;
+}
+
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#endif /* SLEEPY_TEST_H */
