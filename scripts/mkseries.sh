@@ -44,18 +44,43 @@ git_() { git -C "$tree" -c gc.auto=0 -c user.name="$name" -c user.email="$email"
 # A first commit without CONFIG_SLEEPY changed autoconf.h, which every
 # file includes: a cold run then preprocessed the whole kernel again.
 commits=(
-"sleepy: add per-application appid tables|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig kernel/sleepy/sleepy.h kernel/sleepy/apps.c kernel/sleepy/apps_kunit.c|0002-sleepy-build.patch|apps"
 "|"'|0001-relay-channels-without-files.patch|'
-"sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c kernel/sleepy/buffer_kunit.c||buffer"
-"sleepy: add sessions, sampling and the sleepy_start/stop system calls|include/linux/sleepy.h kernel/sleepy/session.c kernel/sleepy/sampling.c kernel/sleepy/process.c kernel/sleepy/maps.c kernel/sleepy/walk.c kernel/sleepy/sched.c kernel/sleepy/irq.c kernel/sleepy/stack.c|0003-sleepy-syscalls.patch|session"
+"sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch|abi"
+"sleepy: add per-application appid tables|include/linux/sleepy.h kernel/sleepy/sleepy.h kernel/sleepy/apps.c||apps"
+"sleepy: KUnit tests of the appid tables|kernel/sleepy/apps_kunit.c||apps_kunit"
+"sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c||buffer"
+"sleepy: KUnit tests of the record buffers|kernel/sleepy/buffer_kunit.c||buffer_kunit"
+"sleepy: sample from the tick or per-CPU hrtimers, with call stacks|kernel/sleepy/sampling.c kernel/sleepy/stack.c|0005-sleepy-tick-hook.patch 0006-sched-idle-sleepy-hook.patch|sampling"
+"sleepy: keep the appid tables through fork, exec and exit|kernel/sleepy/probes.c kernel/sleepy/process.c||process"
+"sleepy: record executable mappings, and what ran before a session|kernel/sleepy/maps.c kernel/sleepy/walk.c|0012-mm-sleepy-mmap-hook.patch|maps"
+"sleepy: time interrupts through their tracepoints|kernel/sleepy/irq.h kernel/sleepy/irq.c||irq"
+"sleepy: write the interrupt histograms into the stream|kernel/sleepy/irq_flush.c kernel/sleepy/irq_kunit.c||irq_flush"
+"sleepy: record context switches and wakeups|kernel/sleepy/sched.c||sched"
+"sleepy: add sessions and the sleepy_start/stop system calls|kernel/sleepy/session.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
-"|"'|0005-sleepy-tick-hook.patch|'
-"|"'|0006-sched-idle-sleepy-hook.patch|'
-"|"'|0012-mm-sleepy-mmap-hook.patch|'
-"selftests/sleepy: test the system call ABI and the record stream|tools/testing/selftests/sleepy|0013-selftests-sleepy.patch|selftest"
 "|Documentation/userspace-api/sleepy.rst|0014-sleepy-docs.patch|"
+"selftests/sleepy: scheduler and interrupt records|tools/testing/selftests/sleepy/config tools/testing/selftests/sleepy/sleepy_test.h tools/testing/selftests/sleepy/sleepy_sched_test.c|0013-selftests-sleepy.patch|selftest_sched"
+"selftests/sleepy: the system call ABI|tools/testing/selftests/sleepy/sleepy_test.c||selftest_abi"
+"selftests/sleepy: appids, mappings and the start walk|tools/testing/selftests/sleepy/sleepy_process_test.c||selftest_process"
+"selftests/sleepy: samples, call stacks and CPU hotplug|tools/testing/selftests/sleepy/sleepy_sample_test.c||selftest_sample"
 )
 declare -A bodies
+bodies[abi]="sleepy is a sampling profiler after SLEEPY (2005), built into the
+kernel: the timer tick or a per-CPU hrtimer records the interrupted
+instruction pointers of every CPU together with an appid, program name
+plus instance number, unique for a whole session even when pids are
+reused, into per-CPU relay buffers that a tool drains.
+
+The header defines the whole interface once, for the kernel and the
+tools: struct sleepy_attr for sleepy_start() (extensible by its size,
+as sched_setattr()'s), the ioctls of the session descriptor, and every
+record type with its fields.  Records are multiples of 8 bytes behind a
+common header, so a reader skips the types it does not know.
+
+Kconfig declares CONFIG_SLEEPY (x86-64 for now: the system call numbers,
+the x86 system vectors' tracepoints and the compat stack walk) and its
+KUnit tests; CONFIG_SLEEPY selects TRACEPOINTS, not the tracing
+infrastructure, for the probes of later patches."
 bodies[apps]="An appid names one instance of one program for a whole profiling
 session: the program name plus how often that name started, so that
 sh#3 and sh#4 stay apart in a profile after both are gone and their
@@ -69,72 +94,132 @@ allocates and a full pool is counted, not fatal.  A mapping can be made
 conditional on the process still being alive, checked under the lock,
 so a start that races with an exit cannot leave a stale one.
 
-KUnit tests cover instances, pid reuse, exited processes, overflow and
-concurrent writers against lock-free readers."
+kernel/sleepy/sleepy.h declares what the files of the following patches
+share, include/linux/sleepy.h the hooks they add to core files: one
+static branch each, a no-op until a session runs."
+bodies[apps_kunit]="Instances, pid reuse, exited processes, overflow, and concurrent
+writers against lock-free readers that must never see another pid's
+appid nor a stale one."
 bodies[buffer]="Samples are taken in hard-irq context on every CPU and must never wait:
 each CPU writes its own relay buffer with interrupts off, so writers do
 not nest and need no lock.  Each sub-buffer starts with a header whose
 committed count the writer advances with a release store after every
 record, and a whole sub-buffer is published with a write barrier before
-relay moves on, pairing with the acquire in relay's reader, so a reader
-takes only complete records.  Full buffers drop and count; the loss is
-announced in-stream as soon as a record fits again.  Counters use
-u64_stats so that 32-bit readers see whole values.
+relay moves on, pairing with the acquire in relay's reader; the reader's
+consumed count pairs the other way.  Full buffers drop and count; the
+loss is announced in-stream as soon as a record fits again.  A writer
+that can wait or try again later writes without counting a loss.
+Counters use u64_stats so that 32-bit readers see whole values.
 
 The channel has no files: a reader gets a descriptor for one CPU's
-buffer, with relay's file operations, from the session (next patch), so
-neither debugfs nor root is needed to read it.
+buffer, with relay's file operations, from the session (a later patch),
+so neither debugfs nor root is needed to read it; a second descriptor
+for a buffer that has a reader is refused, since reads consume."
+bodies[buffer_kunit]="Full buffers counting their drops, a writer that tries again counting
+none, wrap-around behind a reader, and a hard-irq writer nesting over a
+process-context one."
+bodies[sampling]="A session without a frequency samples on every scheduler tick, like
+the old profile=... option: a call next to profile_tick() in both tick
+handlers (periodic and NO_HZ).  At a frequency, a pinned hard-irq
+hrtimer per CPU samples instead.  A CPU hotplug state starts and
+cancels each CPU's timer, so a CPU that goes down does not leave its
+timer on another one and a CPU that comes up is sampled.  CPU k's timer
+fires at the multiples of the period shifted by k/nr_cpu_ids of one, as
+skew_tick=1 spreads the ticks, and rearms at least half a period ahead
+and far enough that the samples take at most perf_cpu_time_max_percent
+of the CPU, counting the periods it skipped.
 
-KUnit tests cover full buffers, wrap-around behind a reader and a
-hard-irq writer nesting over a process-context one."
+A timer that finds its CPU idle twice in a row stops rearming, as the
+tick does under NO_HZ, so a session does not keep waking idle CPUs only
+to count them idle.  put_prev_task_idle() restarts it on its own grid:
+it runs on the CPU itself with the runqueue locked and interrupts off
+whenever the idle task gives way to another task, which is what
+sched_ext uses to learn that a CPU leaves idle as well.  The exit of
+do_idle()'s loop is not enough: after it, schedule_idle() may switch to
+a task, back to idle and, in the same call, to a task again; a timer
+that parked in that window stayed parked for as long as the task ran.
+The hrtimer base lock nests inside the runqueue lock, as for hrtick.
+
+With SLEEPY_FLAG_CALLCHAIN every sample carries its call stacks: the
+user stack walked by frame pointers with copy_from_user_nofault() from
+the interrupt (32-bit frames for compat tasks), the kernel stack from
+stack_trace_save_regs() on the interrupted registers, each at most
+max_stack frames (within kernel.perf_event_max_stack), built in a
+per-CPU scratch record; a stack cut at that depth, or a user walk that
+reached a frame it could not read or follow, is flagged in the record.
+Each hook is one static branch while no session runs."
+bodies[process]="Probes on sched_process_fork, sched_process_exec and
+sched_process_exit keep the appid tables of the running session and
+announce each application instance in the stream: a new thread group
+gets an appid before it first runs, an exec starts a new instance, and
+the last thread's exit retires it before the pid can be reused.  The
+probes are registered with each session and do nothing before it is
+published.  probes.c registers a set of probes all or none."
+bodies[maps]="A profiler names a user IP by its mapping: the file, its offset and
+its build-id.  Next to perf_event_mmap() in __mmap_region() and in
+mprotect_fixup() (a file mapping made executable), a hook records each
+new executable file mapping of a profiled process while a session
+runs, so the samples of a process that exits, or whose pid is reused,
+before anyone reads /proc/PID/maps still resolve.  It asks whether a
+session wants the mapping before it reads the path or the build-id
+(from pages in memory only: never a fault under mmap_lock).  The
+mappings an exec makes arrive before the exec probe announces the new
+image and are flagged as belonging to it.
+
+The processes that ran before a session, and their mappings, are
+announced by a kthread of the session's own once its descriptor is
+handed out, at the pace of the reader: a full buffer makes it move to a
+CPU whose buffer has room, or wait a tick, never drop.  It finds the
+processes one at a time by pid, each under a short RCU section, takes
+each mm's lock with a trylock the stop can interrupt (a kthread gets no
+fatal signal) and never holds it while it waits.  Sampling begins when
+it is done, so a session started beside thousands of processes with
+the smallest buffers loses nothing of its start, and a stuck mm can
+neither hang a start nor a stop."
+bodies[irq]="With SLEEPY_FLAG_IRQ, probes on irq_handler_entry/exit,
+softirq_entry/exit/raise and x86's local_timer, irq_work, reschedule
+and call_function(_single) vector tracepoints fill per-CPU log2
+histograms of each hard interrupt's and softirq's handler time, of each
+softirq's delay from raise to run, and the time each took from the
+application it interrupted; not a record per interrupt.  An IRQ is
+timed from its first action's entry to its last one's exit; a shared
+line's actions have histograms of their own, keyed by IRQ and dev_id
+and named by the name they had when first seen.  Every time is the
+handler's own: a CPU sums the own time of the hard interrupts it
+finished, and a softirq, IRQ or action takes off what the sum grew by
+while it ran, as irqtime accounting splits them.  With
+SLEEPY_FLAG_SCHED the same probes tell which interrupt woke a task."
+bodies[irq_flush]="The histograms go into the stream at the stop and when the session's
+owner asks (SLEEPY_IOC_IRQ_FLUSH, for interval views): each online CPU
+writes its own from an IPI, and an offline CPU's are written by the
+flushing one.  A slot the buffer has no room for keeps its counts for
+the next flush; only the stop's write can lose one, and counts it.  The
+names of the shared-line actions go with them.
+
+KUnit tests cover the nesting arithmetic: a timer interrupt inside a
+softirq, a demultiplexed IRQ inside its parent, an action of a shared
+line."
+bodies[sched]="With SLEEPY_FLAG_SCHED, probes on sched_switch, sched_waking and
+sched_wakeup_new record every context switch (who leaves the CPU, why,
+the user IP it left from and, with kernel IPs, where in the kernel it
+blocked; who takes the CPU) and every wakeup (waker or interrupt,
+wakee, CPU), so that the tools compute exact off-CPU time per
+application instance, its reasons, run-queue waits and wakeup links
+instead of sampling them.  They run with the runqueue or the wakee's
+pi_lock held and interrupts off and only copy a record into the local
+relay buffer, whose reader wakeup relay defers to an irq_work.  The
+blocking site skips the scheduler, the probe and the tracepoint's
+iterator."
 bodies[session]="sleepy_start() creates the one session of the system and returns a file
 descriptor that owns it: sleepy_stop() ends sampling, and closing the
 last reference stops the session if it still runs and frees its
 buffers, so a session never outlives its tools.  ioctls on it hand out
 a read descriptor per CPU buffer, the per-CPU counters and the session
-times.
-
-While a session runs, the tick (or a pinned hard-irq hrtimer per CPU at
-a chosen frequency) samples the interrupted context with the appid of
-its process, and probes on the sched_process_fork/exec/exit tracepoints
-keep the tables.  Hooks and probes find the session through an RCU
-pointer (the hooks behind a static key); the stop clears it and waits
-for a grace period before it cancels the timers and unregisters the
-probes.  A CPU
-hotplug state starts and cancels each CPU's timer, so a CPU that goes
-down does not leave its timer on another one and a CPU that comes up
-is sampled.  All CPUs' timers fire on the multiples of the period, as
-the tick does on the multiples of TICK_NSEC: under QEMU -icount, timers
-a few microseconds apart let one vCPU run only that long per period,
-and at 50 kHz its task never ran.  The timer rearms at least half a
-period ahead, counting the periods it skipped, and parks on an idle CPU
-until it leaves idle.
-With SLEEPY_FLAG_SCHED, context switches and wakeups are recorded too,
-and with SLEEPY_FLAG_IRQ per-CPU log2 histograms of interrupt and softirq
-handler times, written at the stop and on request (an ioctl has each
-CPU write its own from an IPI), through probes on the scheduler's and
-the interrupts' tracepoints registered only for the sessions that ask,
-so that sampling-only sessions do not pay for them.  The executable
-file mappings of the profiled processes (start, length, file offset,
-path, build-id) go into the stream too: for every process at the start,
-and from mmap and mprotect hooks (their own patch), so that a tool can
-name the samples of a process that exited or whose pid was reused.
-The processes that ran before the session and their mappings are
-written by a kthread of the session's own once its descriptor is
-handed out, at the pace of the reader (a full buffer makes it move to
-another CPU's or wait a tick, never drop), with the mmap_lock taken by
-a trylock the stop can interrupt and never held while it waits;
-sampling begins when it is done (SLEEPY_IOC_SESSION_INFO says when),
-so a session started beside thousands of processes with small buffers
-loses nothing of its start, and a stuck mm cannot hang a start or a
-stop under the session lock.
-With SLEEPY_FLAG_CALLCHAIN every sample carries its call stacks: the
-user stack walked by frame pointers with copy_from_user_nofault() from
-the sampling interrupt (32-bit frames for compat tasks), the kernel stack
-from stack_trace_save_regs() on the interrupted registers, each at most
-max_stack frames, built in a per-CPU scratch record allocated with the
-session; a stack cut at that depth, or a user walk that reached a frame
-it could not read or follow, is flagged in the record.
+times and state.  The start registers the probes the session needs,
+publishes it to the hooks and the probes through an RCU pointer behind
+a static key, and starts the walk over the processes that ran before
+it; the stop ends the walk, clears the pointer and waits for a grace
+period before it cancels the timers and unregisters the probes.
 
 Permissions are perf's for a CPU-wide event (perf_allow_cpu(), and
 perf_allow_kernel() plus kptr_restrict for kernel IPs), and for
@@ -144,30 +229,43 @@ records carry global pids.  Only the user who started a session (or
 CAP_SYS_ADMIN) stops it.  The buffers are charged as perf charges its
 ring buffers: perf_event_mlock_kb per CPU to the user's locked_vm, the
 rest to the mm's pinned_vm within RLIMIT_MEMLOCK unless CAP_IPC_LOCK,
-refused with EPERM as perf_mmap() refuses.
-kernel.sleepy_max_frequency bounds the rate as perf_event_max_sample_rate
-does."
-bodies[selftest]="kselftest harness tests of every documented error of sleepy_start() and
-sleepy_stop(), E2BIG write-back, the session descriptor (close stops
-the session, a killed owner frees the buffers), its ioctls, refusal in
-a pid namespace, start/stop cycles, new appids on fork, exec and pid
-reuse, the start walk against zombies and a fork storm, the start walk
-beside 2,000 processes with the smallest buffers (nothing lost, every
-process and mapping announced) and without a reader (stop, owner's
-death and the next start go through), a stop by another user refused,
-the buffers' memlock charge, a pid filter,
-CPU hotplug during sessions, an idle CPU sampled after the start, and
-the accounting of samples and drops.  Added to the default TARGETS."
+refused with EPERM as perf_mmap() refuses.  kernel.sleepy_max_frequency
+bounds the rate as perf_event_max_sample_rate does; max_stack follows
+perf_event_max_stack, with perf's EOVERFLOW.
+
+The system calls are declared here and numbered in the generic table;
+the next patch wires them up on x86."
+bodies[selftest_sched]="kselftest harness tests of what SLEEPY_FLAG_SCHED and SLEEPY_FLAG_IRQ
+record: switches and wakeups of a known sleeper, where a task blocked,
+the interrupt histograms against /proc/interrupts at the stop and at a
+flush.  The header the sleepy test programs share reads a session's
+stream as a drainer does.  Added to the default TARGETS."
+bodies[selftest_abi]="Every documented error of sleepy_start() and sleepy_stop(), E2BIG
+write-back, the session descriptor (close stops the session, a killed
+owner frees the buffers) and its ioctls, one reader per buffer, refusal
+in a pid namespace, unprivileged use, start/stop cycles, another user's
+stop refused, the memlock charge, and the sysctls sleepy follows
+(perf_event_max_stack, perf_cpu_time_max_percent, sleepy_max_frequency)."
+bodies[selftest_process]="New appids on fork, exec and pid reuse, the executable mappings (at
+the start, mmap, mprotect, exec), the start walk beside 2,000
+processes with the smallest buffers (nothing lost, every process and
+mapping announced), without a reader (stop, the owner's death and the
+next start go through), against zombies and a fork storm, and pid
+filters, also across pid reuse."
+bodies[selftest_sample]="Call stacks of a known chain of the program's own frames (kernel
+frames too, cut at max_stack and flagged), every counted sample in the
+stream, drops counted without a reader, CPU hotplug during and between
+10 kHz sessions, and an idle CPU sampled after the start."
 
 # kernel/sleepy/Makefile as it stands after a commit: the objects whose
 # sources the commit has added so far, in the final Makefile's order.
 write_sleepy_makefile() {
 	local dir=$tree/kernel/sleepy core="" tests="" o
 	[ -d "$dir" ] || return 0
-	for o in apps buffer session sampling process maps walk sched irq stack; do
+	for o in apps buffer session sampling process maps walk probes sched irq irq_flush stack; do
 		[ -f "$dir/$o.c" ] && core+=" $o.o"
 	done
-	for o in apps_kunit buffer_kunit; do
+	for o in apps_kunit buffer_kunit irq_kunit; do
 		[ -f "$dir/$o.c" ] && tests+=" $o.o"
 	done
 	{
@@ -175,6 +273,17 @@ write_sleepy_makefile() {
 		echo "obj-y				+=$core"
 		[ -z "$tests" ] || echo "obj-\$(CONFIG_SLEEPY_KUNIT_TEST)	+=$tests"
 	} > "$dir/Makefile"
+}
+
+# The selftests' Makefile likewise: the test programs added so far.
+write_selftest_makefile() {
+	local dir=$tree/tools/testing/selftests/sleepy progs="" t
+	[ -d "$dir" ] || return 0
+	for t in sleepy_test sleepy_process_test sleepy_sample_test sleepy_sched_test; do
+		[ -f "$dir/$t.c" ] && progs+=" $t"
+	done
+	sed "s/^TEST_GEN_PROGS :=.*/TEST_GEN_PROGS :=$progs/" \
+		"$top/kernel-overlay/tools/testing/selftests/sleepy/Makefile" > "$dir/Makefile"
 }
 
 if [ ! -d "$tree/.git" ]; then
@@ -198,17 +307,18 @@ for entry in "${commits[@]}"; do
 		cp -r "$top/kernel-overlay/$p" "$tree/$(dirname "$p")/"
 	done
 	write_sleepy_makefile
+	write_selftest_makefile
 	msg=$(mktemp)
-	if [ -n "$patch" ]; then
-		git_ apply --index "$top/patches/$patch"
-		[ -n "$subject" ] || sed '/^---$/,$d' "$top/patches/$patch" > "$msg"
-	fi
+	for p in $patch; do
+		git_ apply --index "$top/patches/$p"
+		[ -n "$subject" ] || sed '/^---$/,$d' "$top/patches/$p" > "$msg"
+	done
 	if [ -n "$subject" ]; then
 		printf '%s\n\n%s\n' "$subject" "${bodies[$body]}" > "$msg"
 	fi
 	printf '\nSigned-off-by: %s <%s>\n' "$name" "$email" >> "$msg"
 	# Its maintainer is whoever sends the series.
-	if [ -n "$patch" ] && grep -q '^+SLEEPY SAMPLING PROFILER$' "$top/patches/$patch"; then
+	if [ -n "$patch" ] && grep -q '^+SLEEPY SAMPLING PROFILER$' "$top/patches/${patch%% *}"; then
 		awk -v m="M:	$name <$email>" '{ print } $0 == "SLEEPY SAMPLING PROFILER" { print m }' \
 			"$tree/MAINTAINERS" > "$tree/MAINTAINERS.new"
 		mv "$tree/MAINTAINERS.new" "$tree/MAINTAINERS"
@@ -217,8 +327,10 @@ for entry in "${commits[@]}"; do
 	git_ commit -q -F "$msg"
 	rm -f "$msg"
 done
-cmp -s "$tree/kernel/sleepy/Makefile" "$top/kernel-overlay/kernel/sleepy/Makefile" ||
-	{ echo "mkseries: kernel/sleepy/Makefile of the series differs from kernel-overlay's" >&2; exit 1; }
+for f in kernel/sleepy/Makefile tools/testing/selftests/sleepy/Makefile; do
+	cmp -s "$tree/$f" "$top/kernel-overlay/$f" ||
+		{ echo "mkseries: $f of the series differs from kernel-overlay's" >&2; exit 1; }
+done
 [ -z "$(cd "$top/kernel-overlay" && find . -type f | while read -r f; do cmp -s "$f" "$tree/$f" || echo "$f"; done)" ] ||
 	{ echo "mkseries: a kernel-overlay file is missing from the series" >&2; exit 1; }
 
@@ -333,7 +445,7 @@ Design choices a reviewer will ask about:
   the only one who can stop it.  perf's per-event model lets many
   sessions coexist; lifting the limit needs per-session hook lists and is
   left for when someone needs it.
-- relay: patch 2 lets a channel live without files and orders relay's
+- relay: patch 1 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
@@ -345,13 +457,23 @@ echo "mkseries: $(ls "$out" | wc -l) files in ${out#$top/} (base: $(git_ log -1 
 
 [ "$check" = --check ] || exit 0
 status=0
-# The plan: checkpatch and a build per patch, sparse/W=1, CONFIG_SLEEPY=n.
+# The plan: size, checkpatch and a build per patch, sparse/W=1,
+# CONFIG_SLEEPY=n.
 patches=$(ls "$out"/0*.patch | grep -vc '/0000-')
-echo "1..$((2 * patches + 2))"
+echo "1..$((3 * patches + 2))"
 n=0
 for patch in "$out"/0*.patch; do
 	case $patch in */0000-*) continue ;; esac
 	n=$((n + 1))
+	# What a reviewer reads: at most 700 changed lines a patch.
+	changed=$(awk '/^diff --git / { d = 1 } d && /^[-+]/ && !/^(\+\+\+|---) / && $0 != "-- " { n++ }
+		END { print n + 0 }' "$patch")
+	if [ "$changed" -le 700 ]; then
+		echo "ok - patch $n changes $changed lines (at most 700)"
+	else
+		echo "not ok - patch $n changes $changed lines, more than 700: $(sed -n 's/^Subject: //p' "$patch")"
+		status=1
+	fi
 	# spdxcheck.py needs Debian's python3 (python3-ply, python3-git).
 	report=$(PATH=/usr/bin:/bin:$PATH perl "$tree/scripts/checkpatch.pl" --strict "$patch" 2>&1 || true)
 	errors=$(grep -c '^ERROR:' <<< "$report" || true)

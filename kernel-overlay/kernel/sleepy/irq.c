@@ -465,66 +465,40 @@ static void sleepy_probe_vector_exit(void *unused, int vector)
 	sleepy_irq_leave();
 }
 
-#define SLEEPY_VECTOR_PROBES(name)					\
-static int sleepy_register_##name(void)				\
-{									\
-	int err = register_trace_##name##_exit(sleepy_probe_vector_exit, \
-					       NULL);			\
-									\
-	if (err)							\
-		return err;						\
-	err = register_trace_##name##_entry(sleepy_probe_vector_entry,	\
-					    NULL);			\
-	if (err)							\
-		unregister_trace_##name##_exit(sleepy_probe_vector_exit, \
-					       NULL);			\
-	return err;							\
-}									\
-									\
-static void sleepy_unregister_##name(void)				\
-{									\
-	unregister_trace_##name##_entry(sleepy_probe_vector_entry, NULL); \
-	unregister_trace_##name##_exit(sleepy_probe_vector_exit, NULL);	\
-}
+SLEEPY_PROBE(irq_handler_exit, sleepy_probe_irq_exit)
+SLEEPY_PROBE(irq_handler_entry, sleepy_probe_irq_entry)
+SLEEPY_PROBE(softirq_exit, sleepy_probe_softirq_exit)
+SLEEPY_PROBE(softirq_entry, sleepy_probe_softirq_entry)
+SLEEPY_PROBE(softirq_raise, sleepy_probe_softirq_raise)
+SLEEPY_PROBE(local_timer_exit, sleepy_probe_vector_exit)
+SLEEPY_PROBE(local_timer_entry, sleepy_probe_vector_entry)
+SLEEPY_PROBE(irq_work_exit, sleepy_probe_vector_exit)
+SLEEPY_PROBE(irq_work_entry, sleepy_probe_vector_entry)
+SLEEPY_PROBE(reschedule_exit, sleepy_probe_vector_exit)
+SLEEPY_PROBE(reschedule_entry, sleepy_probe_vector_entry)
+SLEEPY_PROBE(call_function_exit, sleepy_probe_vector_exit)
+SLEEPY_PROBE(call_function_entry, sleepy_probe_vector_entry)
+SLEEPY_PROBE(call_function_single_exit, sleepy_probe_vector_exit)
+SLEEPY_PROBE(call_function_single_entry, sleepy_probe_vector_entry)
 
-SLEEPY_VECTOR_PROBES(local_timer)
-SLEEPY_VECTOR_PROBES(irq_work)
-SLEEPY_VECTOR_PROBES(reschedule)
-SLEEPY_VECTOR_PROBES(call_function)
-SLEEPY_VECTOR_PROBES(call_function_single)
-
-static const struct {
-	int (*reg)(void);
-	void (*unreg)(void);
-} sleepy_vector_probes[] = {
-	{ sleepy_register_local_timer, sleepy_unregister_local_timer },
-	{ sleepy_register_irq_work, sleepy_unregister_irq_work },
-	{ sleepy_register_reschedule, sleepy_unregister_reschedule },
-	{ sleepy_register_call_function, sleepy_unregister_call_function },
-	{ sleepy_register_call_function_single,
-	  sleepy_unregister_call_function_single },
+/* Exits before entries: no entry a probe sees is left without its exit. */
+static const struct sleepy_probe sleepy_irq_probes[] = {
+	SLEEPY_PROBE_OF(irq_handler_exit),
+	SLEEPY_PROBE_OF(irq_handler_entry),
+	SLEEPY_PROBE_OF(softirq_exit),
+	SLEEPY_PROBE_OF(softirq_entry),
+	SLEEPY_PROBE_OF(softirq_raise),
+	SLEEPY_PROBE_OF(local_timer_exit),
+	SLEEPY_PROBE_OF(local_timer_entry),
+	SLEEPY_PROBE_OF(irq_work_exit),
+	SLEEPY_PROBE_OF(irq_work_entry),
+	SLEEPY_PROBE_OF(reschedule_exit),
+	SLEEPY_PROBE_OF(reschedule_entry),
+	SLEEPY_PROBE_OF(call_function_exit),
+	SLEEPY_PROBE_OF(call_function_entry),
+	SLEEPY_PROBE_OF(call_function_single_exit),
+	SLEEPY_PROBE_OF(call_function_single_entry),
 };
-
-static void sleepy_unregister_vectors(unsigned int n)
-{
-	while (n--)
-		sleepy_vector_probes[n].unreg();
-}
-
-static int sleepy_register_vectors(void)
-{
-	unsigned int i;
-	int err;
-
-	for (i = 0; i < ARRAY_SIZE(sleepy_vector_probes); i++) {
-		err = sleepy_vector_probes[i].reg();
-		if (err) {
-			sleepy_unregister_vectors(i);
-			return err;
-		}
-	}
-	return 0;
-}
 
 /* Allocates the tables of a session that asked for them; process context. */
 int sleepy_irq_create(struct sleepy_session *session)
@@ -571,9 +545,8 @@ static void sleepy_irq_reset(void)
  *
  * Registers the probes for the histograms or, with SLEEPY_FLAG_SCHED, to
  * name the interrupts that wake tasks; they time nothing until the
- * session samples.  Exits are registered before entries, so no entry
- * they see is left without its exit.  Process context,
- * sleepy_session_lock held.  Returns 0 or a negative errno.
+ * session samples.  Process context, sleepy_session_lock held.  Returns
+ * 0 or a negative errno.
  */
 int sleepy_irq_attach(struct sleepy_session *session)
 {
@@ -581,58 +554,26 @@ int sleepy_irq_attach(struct sleepy_session *session)
 
 	if (!session->irq && !(session->attr.flags & SLEEPY_FLAG_SCHED))
 		return 0;
-	err = register_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
+	err = sleepy_probes_register(sleepy_irq_probes,
+				     ARRAY_SIZE(sleepy_irq_probes));
+	/* Probes that ran before the others failed may have left a frame. */
 	if (err)
-		return err;
-	err = register_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
-	if (err)
-		goto irq_exit_registered;
-	err = register_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
-	if (err)
-		goto irq_entry_registered;
-	err = register_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
-	if (err)
-		goto softirq_exit_registered;
-	err = register_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
-	if (err)
-		goto softirq_entry_registered;
-	err = sleepy_register_vectors();
-	if (err)
-		goto raise_registered;
-	session->irq_attached = true;
-	return 0;
-
-raise_registered:
-	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
-softirq_entry_registered:
-	unregister_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
-softirq_exit_registered:
-	unregister_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
-irq_entry_registered:
-	unregister_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
-irq_exit_registered:
-	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
-	tracepoint_synchronize_unregister();
-	sleepy_irq_reset();
+		sleepy_irq_reset();
+	session->irq_attached = !err;
 	return err;
 }
 
 /*
  * Unregisters the probes of @session, once it stopped sampling (or never
  * did), waits until none runs, and forgets what the CPUs were handling.
- * Entries go before exits.  Process context.
+ * Process context.
  */
 void sleepy_irq_detach(struct sleepy_session *session)
 {
 	if (!session->irq_attached)
 		return;
-	sleepy_unregister_vectors(ARRAY_SIZE(sleepy_vector_probes));
-	unregister_trace_softirq_raise(sleepy_probe_softirq_raise, NULL);
-	unregister_trace_softirq_entry(sleepy_probe_softirq_entry, NULL);
-	unregister_trace_softirq_exit(sleepy_probe_softirq_exit, NULL);
-	unregister_trace_irq_handler_entry(sleepy_probe_irq_entry, NULL);
-	unregister_trace_irq_handler_exit(sleepy_probe_irq_exit, NULL);
-	tracepoint_synchronize_unregister();
+	sleepy_probes_unregister(sleepy_irq_probes,
+				 ARRAY_SIZE(sleepy_irq_probes));
 	sleepy_irq_reset();
 	session->irq_attached = false;
 }

@@ -191,6 +191,16 @@ static void sleepy_probe_exit(void *unused, struct task_struct *task)
 	rcu_read_unlock();
 }
 
+SLEEPY_PROBE(sched_process_exit, sleepy_probe_exit)
+SLEEPY_PROBE(sched_process_exec, sleepy_probe_exec)
+SLEEPY_PROBE(sched_process_fork, sleepy_probe_fork)
+
+static const struct sleepy_probe sleepy_process_probes[] = {
+	SLEEPY_PROBE_OF(sched_process_exit),
+	SLEEPY_PROBE_OF(sched_process_exec),
+	SLEEPY_PROBE_OF(sched_process_fork),
+};
+
 /**
  * sleepy_process_attach - keep @session's appid tables from now on
  * @session: the session being created
@@ -201,40 +211,20 @@ static void sleepy_probe_exit(void *unused, struct task_struct *task)
  */
 int sleepy_process_attach(struct sleepy_session *session)
 {
-	int err;
+	int err = sleepy_probes_register(sleepy_process_probes,
+					 ARRAY_SIZE(sleepy_process_probes));
 
-	err = register_trace_sched_process_exit(sleepy_probe_exit, NULL);
-	if (err)
-		return err;
-	err = register_trace_sched_process_exec(sleepy_probe_exec, NULL);
-	if (err)
-		goto exit_registered;
-	err = register_trace_sched_process_fork(sleepy_probe_fork, NULL);
-	if (err)
-		goto exec_registered;
-	session->process_attached = true;
-	return 0;
-
-exec_registered:
-	unregister_trace_sched_process_exec(sleepy_probe_exec, NULL);
-exit_registered:
-	unregister_trace_sched_process_exit(sleepy_probe_exit, NULL);
-	tracepoint_synchronize_unregister();
+	session->process_attached = !err;
 	return err;
 }
 
-/*
- * Unregisters the probes once the session is unpublished, and waits until
- * none runs.  Process context.
- */
+/* Once the session is unpublished; waits until no probe runs. */
 void sleepy_process_detach(struct sleepy_session *session)
 {
 	if (!session->process_attached)
 		return;
-	unregister_trace_sched_process_fork(sleepy_probe_fork, NULL);
-	unregister_trace_sched_process_exec(sleepy_probe_exec, NULL);
-	unregister_trace_sched_process_exit(sleepy_probe_exit, NULL);
-	tracepoint_synchronize_unregister();
+	sleepy_probes_unregister(sleepy_process_probes,
+				 ARRAY_SIZE(sleepy_process_probes));
 	session->process_attached = false;
 }
 

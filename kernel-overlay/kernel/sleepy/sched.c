@@ -47,7 +47,8 @@ static struct sleepy_session *sleepy_sched_session(void)
 {
 	struct sleepy_session *session = rcu_dereference_sched(sleepy_live);
 
-	if (!session || !READ_ONCE(session->sampling))
+	if (!session || !READ_ONCE(session->sampling) ||
+	    !(session->attr.flags & SLEEPY_FLAG_SCHED))
 		return NULL;
 	return session;
 }
@@ -231,6 +232,16 @@ static void sleepy_probe_wakeup_new(void *unused, struct task_struct *task)
 	sleepy_record_wakeup(task, true);
 }
 
+SLEEPY_PROBE(sched_switch, sleepy_probe_switch)
+SLEEPY_PROBE(sched_waking, sleepy_probe_waking)
+SLEEPY_PROBE(sched_wakeup_new, sleepy_probe_wakeup_new)
+
+static const struct sleepy_probe sleepy_sched_probes[] = {
+	SLEEPY_PROBE_OF(sched_switch),
+	SLEEPY_PROBE_OF(sched_waking),
+	SLEEPY_PROBE_OF(sched_wakeup_new),
+};
+
 /**
  * sleepy_sched_attach - record the scheduler for @session, if it asks
  * @session: the session being created
@@ -246,23 +257,9 @@ int sleepy_sched_attach(struct sleepy_session *session)
 	if (!(session->attr.flags & SLEEPY_FLAG_SCHED))
 		return 0;
 	sleepy_find_traceiter();
-	err = register_trace_sched_switch(sleepy_probe_switch, NULL);
-	if (err)
-		return err;
-	err = register_trace_sched_waking(sleepy_probe_waking, NULL);
-	if (err)
-		goto switch_registered;
-	err = register_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
-	if (err)
-		goto waking_registered;
-	session->sched_attached = true;
-	return 0;
-
-waking_registered:
-	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
-switch_registered:
-	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
-	tracepoint_synchronize_unregister();
+	err = sleepy_probes_register(sleepy_sched_probes,
+				     ARRAY_SIZE(sleepy_sched_probes));
+	session->sched_attached = !err;
 	return err;
 }
 
@@ -274,9 +271,7 @@ void sleepy_sched_detach(struct sleepy_session *session)
 {
 	if (!session->sched_attached)
 		return;
-	unregister_trace_sched_wakeup_new(sleepy_probe_wakeup_new, NULL);
-	unregister_trace_sched_waking(sleepy_probe_waking, NULL);
-	unregister_trace_sched_switch(sleepy_probe_switch, NULL);
-	tracepoint_synchronize_unregister();
+	sleepy_probes_unregister(sleepy_sched_probes,
+				 ARRAY_SIZE(sleepy_sched_probes));
 	session->sched_attached = false;
 }

@@ -240,6 +240,28 @@ u64 sleepy_irq_run_end(const struct sleepy_irq_run *run, u64 *nested_ns,
 int sleepy_irq_flush(struct sleepy_session *session);
 u32 sleepy_irq_current(u32 *kind);
 
+/* probes.c: a tracepoint's probe, by functions SLEEPY_PROBE() makes. */
+struct sleepy_probe {
+	int (*reg)(void);
+	void (*unreg)(void);
+};
+
+#define SLEEPY_PROBE(tp, fn)						\
+static int sleepy_register_##tp(void)					\
+{									\
+	return register_trace_##tp(fn, NULL);				\
+}									\
+static void sleepy_unregister_##tp(void)				\
+{									\
+	unregister_trace_##tp(fn, NULL);				\
+}
+
+#define SLEEPY_PROBE_OF(tp)	{ sleepy_register_##tp, sleepy_unregister_##tp }
+
+int sleepy_probes_register(const struct sleepy_probe *probes, unsigned int n);
+void sleepy_probes_unregister(const struct sleepy_probe *probes,
+			      unsigned int n);
+
 /* process.c: probes on fork, exec and exit, and the walk's announcements. */
 int sleepy_process_attach(struct sleepy_session *session);
 void sleepy_process_detach(struct sleepy_session *session);
