@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests of the sleepy per-CPU buffers: full buffers counting their
- * drops, or not for a writer that tries again, wrap-around behind a reader, a hard-irq writer nesting over a
- * process-context one.  The tests build channels of their own,
+ * drops, or not for a writer that tries again, wrap-around behind a
+ * reader, a hard-irq writer nesting over a process-context one.  The
+ * tests build channels of their own,
  * independent of any running session, and read the buffers directly
  * through the relay structures.
  */

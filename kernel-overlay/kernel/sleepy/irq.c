@@ -161,6 +161,7 @@ static bool sleepy_irq_timed(void)
 
 	return sleepy_irq_session(&cpu);
 }
+
 static struct sleepy_irq_hist_slot *
 sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 		     u32 action)
@@ -257,6 +258,7 @@ static void sleepy_irq_account(struct sleepy_session *session,
 static u32 sleepy_irq_action_id(struct sleepy_irq_actions *actions, u32 irq,
 				const struct irqaction *action)
 {
+	/* The slots up to the count: pairs with the release that adds one. */
 	u32 i, count = smp_load_acquire(&actions->count);
 
 	for (i = 0; i < count; i++)

@@ -114,6 +114,7 @@ static void sleepy_irq_write_cpu(const struct sleepy_irq_flush *flush)
 static void sleepy_irq_write_actions(const struct sleepy_irq_flush *flush)
 {
 	struct sleepy_irq_actions *actions = flush->session->irq_actions;
+	/* The slots up to the count: pairs with the release that adds one. */
 	u32 i, count = smp_load_acquire(&actions->count);
 
 	for (i = 0; i < count; i++) {
