@@ -13,7 +13,7 @@
 . /sleepy/guest/lib.sh
 cd /tmp
 export PATH=/sleepy/bin:$PATH
-plan 14
+plan 17
 mkdir -p /mnt/aux
 grep -q ' /mnt/aux ' /proc/mounts || mount -t 9p -o trans=virtio,ro aux /mnt/aux ||
 	echo "# test-irq: no second 9p device (tag aux): no shared line"
@@ -62,6 +62,17 @@ bracket "local timer (LOC)" "$(field "$r" count)" "$(delta int LOC: 1 2)" "$(del
 sum=$(echo "$r" | sed -n 's/.*"log2_ns": \[\([0-9,]*\)\].*/\1/p' | tr ',' '\n' |
 	awk '{ n += $1 } END { print n + 0 }')
 check "local timer: its log2 buckets hold its $(field "$r" count) runs ($sum)" [ "$sum" = "$(field "$r" count)" ]
+
+# The other system vectors timed: irq_work (relay's reader wakeups among
+# them), rescheduling and function-call IPIs (CAL: two vectors, summed).
+# Any of them may not have fired; those that did are all counted.
+for v in IWI RES CAL; do
+	n=$(sed -n '/^  "hardirqs": \[/,/^  \]/p' /tmp/irq.json | grep -F "\"name\": \"$v\"," |
+		sed -n 's/.*"count": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+	inner=$(delta int $v: 1 2) outer=$(delta int $v: 0 3)
+	check "system vector $v: $n in the histograms, between $inner (inside the session) and $outer (around it)" \
+		[ "$n" -ge "$inner" -a "$n" -le "$outer" ]
+done
 
 # The virtio device of the 9p share: its IRQ number from the recording's
 # copy of /proc/interrupts, by name.
