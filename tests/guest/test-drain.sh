@@ -116,9 +116,10 @@ rm -f /tmp/lost.data
 
 # A session started beside 2,000 processes with the smallest buffers
 # loses nothing of its start: the kernel's start walk writes them and
-# their mappings at the drainer's pace, and sampling begins after it.  A
-# loop started after the sleepers (so the walk meets it last) is named
-# from the mapping the walk wrote.
+# their mappings at the drainer's pace, and sampling begins after it (at
+# 100 Hz, which the smallest buffers hold for over a second of a late
+# drainer).  A loop started after the sleepers (so the walk meets it
+# last) is named from the mapping the walk wrote.
 walkers=2000
 : > /tmp/walkers
 i=0
@@ -128,7 +129,7 @@ while [ $i -lt $walkers ]; do
 done
 /sleepy/bench/loop 100000000000 >/dev/null & l1=$!
 read -r up0 _ < /proc/uptime
-sleepy-start -F 1000 -b 8K -o /tmp/walk.data > /dev/null
+sleepy-start -F 100 -b 8K -o /tmp/walk.data > /dev/null
 read -r up1 _ < /proc/uptime
 sleep 2
 summary=$(sleepy-stop)

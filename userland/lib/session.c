@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,12 +469,32 @@ static int drainer_open(struct drainer *d, const char *output,
 	return open_buffers(d);
 }
 
+/* Writes @ns as the recording's start time, into its header. */
+static int set_start_time(const char *output, uint64_t ns)
+{
+	int fd = open(output, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = pwrite(fd, &ns, sizeof(ns),
+			   offsetof(struct sleepy_file_header, start_time_ns));
+		close(fd);
+	}
+	if (n != sizeof(ns)) {
+		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Until the kernel's start walk has announced the processes that ran
  * before the session, at the drainer's pace, and sampling began: what the
- * caller runs next is profiled from its first instruction.
+ * caller runs next is profiled from its first instruction.  The
+ * recording's start becomes the sampling's, which the samples, drops and
+ * missed periods are measured against.
  */
-static int wait_for_sampling(int session, pid_t drainer)
+static int wait_for_sampling(int session, pid_t drainer, const char *output)
 {
 	struct sleepy_session_info info;
 
@@ -482,8 +503,8 @@ static int wait_for_sampling(int session, pid_t drainer)
 			perror("sleepy-start: session info");
 			return -1;
 		}
-		if (info.sampling)
-			return 0;
+		if (info.sample_start_ns)
+			return set_start_time(output, info.sample_start_ns);
 		if (waitpid(drainer, NULL, WNOHANG)) {
 			fprintf(stderr, "sleepy-start: the drainer ended before sampling began\n");
 			return -1;
@@ -544,7 +565,8 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
-	if (read(ready[0], &byte, 1) != 1 || wait_for_sampling(d.session, pid)) {
+	if (read(ready[0], &byte, 1) != 1 ||
+	    wait_for_sampling(d.session, pid, output)) {
 		close(ready[0]);
 		close(d.session);
 		kill(pid, SIGKILL);

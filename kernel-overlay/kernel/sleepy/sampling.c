@@ -275,6 +275,7 @@ void sleepy_sampling_start(struct sleepy_session *session)
 void sleepy_sampling_begin(struct sleepy_session *session)
 {
 	cpus_read_lock();
+	WRITE_ONCE(session->sample_start_ns, sleepy_now());
 	WRITE_ONCE(session->sampling, true);
 	sleepy_sampling_start(session);
 	cpus_read_unlock();

@@ -373,7 +373,7 @@ static long sleepy_ioctl_info(struct sleepy_session *session,
 	info.start_ns = session->start_ns;
 	info.stop_ns = session->stop_ns;
 	info.running = sleepy_session_is_running(session);
-	info.sampling = READ_ONCE(session->sampling);
+	info.sample_start_ns = READ_ONCE(session->sample_start_ns);
 	info.table_overflows = info.running ?
 			       READ_ONCE(session->apps->overflows) :
 			       session->table_overflows;

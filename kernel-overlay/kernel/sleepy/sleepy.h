@@ -142,6 +142,7 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @period: sampling period of the hrtimers, 0 on the tick
  * @sampling: the tables are filled, samples may be taken
  * @start_ns: CLOCK_MONOTONIC of the start
+ * @sample_start_ns: CLOCK_MONOTONIC of the end of the start walk, 0 before
  * @stop_ns: CLOCK_MONOTONIC of the stop, 0 while running
  * @table_overflows: copy of apps->overflows kept after the stop
  * @irq: per-CPU interrupt histograms, with SLEEPY_FLAG_IRQ
@@ -178,6 +179,7 @@ struct sleepy_session {
 	ktime_t period;
 	bool sampling;
 	u64 start_ns;
+	u64 sample_start_ns;
 	u64 stop_ns;
 	u64 table_overflows;
 	struct sleepy_irq_cpu __percpu *irq;

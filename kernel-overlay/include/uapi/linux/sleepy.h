@@ -101,10 +101,11 @@ struct sleepy_cpu_counters {
  * @buffer_size: bytes of buffer per CPU
  * @app_table_bytes: kernel memory one live application instance takes
  * @running: 1 until the session is stopped
- * @sampling: 1 from the end of the start walk (every process that ran
- *	before the session announced, with its executable mappings, into
- *	buffers a reader drains) until the stop: the samples, switches and
- *	interrupt times begin then; a tool runs its workload after it
+ * @sample_start_ns: CLOCK_MONOTONIC of the end of the start walk (every
+ *	process that ran before the session announced, with its executable
+ *	mappings, into buffers a reader drains), when the samples, switches
+ *	and interrupt times begin; 0 before.  A tool runs its workload after
+ *	it, and measures the session's samples from it.
  */
 struct sleepy_session_info {
 	__u64 start_ns;
@@ -113,8 +114,7 @@ struct sleepy_session_info {
 	__u64 buffer_size;
 	__u32 app_table_bytes;
 	__u32 running;
-	__u32 sampling;
-	__u32 __reserved;
+	__u64 sample_start_ns;
 };
 
 /*

@@ -239,10 +239,10 @@ static inline bool wait_sampling(int fd, int ms)
 {
 	struct sleepy_session_info info;
 
-	while (!ioctl(fd, SLEEPY_IOC_SESSION_INFO, &info) && !info.sampling &&
-	       ms-- > 0)
+	while (!ioctl(fd, SLEEPY_IOC_SESSION_INFO, &info) &&
+	       !info.sample_start_ns && ms-- > 0)
 		usleep(1000);
-	return info.sampling;
+	return info.sample_start_ns;
 }
 
 /* Starts a session with @attr into self->fd, sampling; 0 or -1. */
