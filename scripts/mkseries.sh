@@ -3,8 +3,9 @@
 # series with a cover letter, on top of the pristine Debian source, into
 # out/series, authored and signed off by whoever runs it (git config
 # user.name and user.email of this repository).  With --check (make test),
-# also builds the kernel after every patch and runs checkpatch --strict on
-# each, printing "ok - ..." lines; that series stays in build/series/check,
+# also counts each patch's changed lines (at most 700), runs checkpatch
+# --strict on each, and builds and boots the kernel after every patch,
+# printing "ok - ..." lines; that series stays in build/series/check,
 # under a throwaway identity where none is configured.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -457,10 +458,10 @@ echo "mkseries: $(ls "$out" | wc -l) files in ${out#$top/} (base: $(git_ log -1 
 
 [ "$check" = --check ] || exit 0
 status=0
-# The plan: size, checkpatch and a build per patch, sparse/W=1,
+# The plan: size, checkpatch, a build and a boot per patch, sparse/W=1,
 # CONFIG_SLEEPY=n.
 patches=$(ls "$out"/0*.patch | grep -vc '/0000-')
-echo "1..$((3 * patches + 2))"
+echo "1..$((4 * patches + 2))"
 n=0
 for patch in "$out"/0*.patch; do
 	case $patch in */0000-*) continue ;; esac
@@ -499,6 +500,7 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 	# leaves the kernel of the patch before it.
 	if ! git_ diff --name-only "$commit^" "$commit" | grep -qv '^Documentation/\|^tools/testing/'; then
 		echo "ok - patch $n changes no kernel source; nothing to build ($(git_ log -1 --format=%s "$commit"))"
+		echo "ok - patch $n: nothing new to boot"
 		continue
 	fi
 	git_ checkout -q "$commit"
@@ -507,6 +509,20 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 		echo "ok - the kernel builds after patch $n ($(git_ log -1 --format=%s))"
 	else
 		echo "not ok - the kernel does not build after patch $n"; tail -n 20 "$kout/build-$n.log"
+		echo "not ok - patch $n: not built, not booted"
+		status=1
+		continue
+	fi
+	# It boots to init, with the KUnit suites it has so far passing and
+	# nothing in the console that a kernel reports.
+	console=$kout/boot-$n.log
+	if bash "$top/qemu/boot.sh" "$kout/arch/x86/boot/bzImage" "$top/build/initramfs.cpio.gz" \
+		boot "$console" 180 > /dev/null 2>&1 &&
+	   ! grep -qE '^ *not ok |BUG:|WARNING:|Oops|Call Trace|rcu: INFO|stall|Kernel panic' "$console"; then
+		echo "ok - the kernel boots after patch $n ($(grep -c '^ *ok ' "$console") KUnit results, all ok)"
+	else
+		echo "not ok - the kernel does not boot cleanly after patch $n (${console#$top/})"
+		grep -E '^ *not ok |BUG:|WARNING:|Oops|Call Trace|rcu: INFO|stall|Kernel panic|boot.sh:' "$console" | head -n 10
 		status=1
 	fi
 done
