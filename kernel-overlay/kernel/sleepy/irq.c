@@ -556,12 +556,11 @@ int sleepy_irq_attach(struct sleepy_session *session)
 
 	if (!session->irq && !(session->attr.flags & SLEEPY_FLAG_SCHED))
 		return 0;
-	err = sleepy_probes_register(sleepy_irq_probes,
-				     ARRAY_SIZE(sleepy_irq_probes));
+	err = sleepy_probes_attach(&session->irq_attached, sleepy_irq_probes,
+				   ARRAY_SIZE(sleepy_irq_probes));
 	/* Probes that ran before the others failed may have left a frame. */
 	if (err)
 		sleepy_irq_reset();
-	session->irq_attached = !err;
 	return err;
 }
 
@@ -574,8 +573,7 @@ void sleepy_irq_detach(struct sleepy_session *session)
 {
 	if (!session->irq_attached)
 		return;
-	sleepy_probes_unregister(sleepy_irq_probes,
-				 ARRAY_SIZE(sleepy_irq_probes));
+	sleepy_probes_detach(&session->irq_attached, sleepy_irq_probes,
+			     ARRAY_SIZE(sleepy_irq_probes));
 	sleepy_irq_reset();
-	session->irq_attached = false;
 }

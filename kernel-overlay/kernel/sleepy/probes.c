@@ -47,3 +47,30 @@ void sleepy_probes_unregister(const struct sleepy_probe *probes, unsigned int n)
 		probes[n].unreg();
 	tracepoint_synchronize_unregister();
 }
+
+/**
+ * sleepy_probes_attach - register @n probes for a session, or none
+ * @attached: the session's note of them, set if they are registered
+ * @probes: the probes, in the order to register them
+ * @n: how many
+ *
+ * Returns 0 or a negative errno.
+ */
+int sleepy_probes_attach(bool *attached, const struct sleepy_probe *probes,
+			 unsigned int n)
+{
+	int err = sleepy_probes_register(probes, n);
+
+	*attached = !err;
+	return err;
+}
+
+/* Unregisters them if @attached says they are registered. */
+void sleepy_probes_detach(bool *attached, const struct sleepy_probe *probes,
+			  unsigned int n)
+{
+	if (!*attached)
+		return;
+	sleepy_probes_unregister(probes, n);
+	*attached = false;
+}

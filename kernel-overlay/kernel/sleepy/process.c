@@ -211,21 +211,16 @@ static const struct sleepy_probe sleepy_process_probes[] = {
  */
 int sleepy_process_attach(struct sleepy_session *session)
 {
-	int err = sleepy_probes_register(sleepy_process_probes,
-					 ARRAY_SIZE(sleepy_process_probes));
-
-	session->process_attached = !err;
-	return err;
+	return sleepy_probes_attach(&session->process_attached,
+				    sleepy_process_probes,
+				    ARRAY_SIZE(sleepy_process_probes));
 }
 
 /* Once the session is unpublished; waits until no probe runs. */
 void sleepy_process_detach(struct sleepy_session *session)
 {
-	if (!session->process_attached)
-		return;
-	sleepy_probes_unregister(sleepy_process_probes,
-				 ARRAY_SIZE(sleepy_process_probes));
-	session->process_attached = false;
+	sleepy_probes_detach(&session->process_attached, sleepy_process_probes,
+			     ARRAY_SIZE(sleepy_process_probes));
 }
 
 /**

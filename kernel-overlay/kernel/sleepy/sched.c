@@ -252,15 +252,12 @@ static const struct sleepy_probe sleepy_sched_probes[] = {
  */
 int sleepy_sched_attach(struct sleepy_session *session)
 {
-	int err;
-
 	if (!(session->attr.flags & SLEEPY_FLAG_SCHED))
 		return 0;
 	sleepy_find_traceiter();
-	err = sleepy_probes_register(sleepy_sched_probes,
-				     ARRAY_SIZE(sleepy_sched_probes));
-	session->sched_attached = !err;
-	return err;
+	return sleepy_probes_attach(&session->sched_attached,
+				    sleepy_sched_probes,
+				    ARRAY_SIZE(sleepy_sched_probes));
 }
 
 /*
@@ -269,9 +266,6 @@ int sleepy_sched_attach(struct sleepy_session *session)
  */
 void sleepy_sched_detach(struct sleepy_session *session)
 {
-	if (!session->sched_attached)
-		return;
-	sleepy_probes_unregister(sleepy_sched_probes,
-				 ARRAY_SIZE(sleepy_sched_probes));
-	session->sched_attached = false;
+	sleepy_probes_detach(&session->sched_attached, sleepy_sched_probes,
+			     ARRAY_SIZE(sleepy_sched_probes));
 }

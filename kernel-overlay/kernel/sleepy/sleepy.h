@@ -263,6 +263,10 @@ static void sleepy_unregister_##tp(void)				\
 int sleepy_probes_register(const struct sleepy_probe *probes, unsigned int n);
 void sleepy_probes_unregister(const struct sleepy_probe *probes,
 			      unsigned int n);
+int sleepy_probes_attach(bool *attached, const struct sleepy_probe *probes,
+			 unsigned int n);
+void sleepy_probes_detach(bool *attached, const struct sleepy_probe *probes,
+			  unsigned int n);
 
 /* process.c: probes on fork, exec and exit, and the walk's announcements. */
 int sleepy_process_attach(struct sleepy_session *session);

@@ -314,4 +314,35 @@ static inline uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+
+/*
+ * A child that starts a session with @attr and holds it until killed;
+ * returns once the session is started, -1 if it could not be.
+ */
+static inline pid_t session_owner(const struct sleepy_attr *attr)
+{
+	int ready[2];
+	char byte;
+	pid_t owner;
+
+	if (pipe(ready))
+		return -1;
+	owner = fork();
+	if (!owner) {
+		if (sys_start(attr, 0) < 0)
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	if (owner > 0 && read(ready[0], &byte, 1) != 1) {
+		waitpid(owner, NULL, 0);
+		owner = -1;
+	}
+	close(ready[0]);
+	return owner;
+}
+
 #endif /* SLEEPY_TEST_H */
