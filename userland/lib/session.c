@@ -632,6 +632,7 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 			summary->duration_ns = end.time_ns -
 					       rec.header.start_time_ns;
 			summary->table_bytes_per_app = end.app_table_bytes;
+			summary->table_overflows = end.table_overflows;
 		}
 	}
 	if (rec.error[0] || !rec.finished) {
@@ -674,4 +675,7 @@ void sleepy_summary_print(const struct sleepy_summary *summary,
 	       summary->samples, summary->dropped, summary->missed,
 	       summary->duration_ns / 1e9, summary->cpus, summary->bytes, output,
 	       summary->buffer_bytes_per_cpu, summary->table_bytes_per_app);
+	if (summary->table_overflows)
+		printf("sleepy: warning: %" PRIu64 " processes found the kernel's appid tables full; their samples are [unknown]\n",
+		       summary->table_overflows);
 }

@@ -38,6 +38,7 @@ struct sleepy_summary {
 	uint64_t bytes;
 	uint64_t buffer_bytes_per_cpu;
 	uint64_t table_bytes_per_app;
+	uint64_t table_overflows;
 	uint32_t cpus;
 };
 

@@ -21,7 +21,10 @@
  * selected processes' mappings are written.
  */
 #include <linux/buildid.h>
+#include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/path.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -40,18 +43,27 @@ static bool sleepy_mmap_wanted(const struct vm_area_struct *vma)
 
 /*
  * Fills the record of @vma but for its owner and time; returns its size.
+ * The path is seen from @root, the owner's root, when it is not the
+ * caller's (the walk's kthread has init's, a process in a container
+ * another): the hook, which runs in the owner, sees it from there too.
  * Process context, @vma's mm locked.
  */
 static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
-			       struct vm_area_struct *vma)
+			       struct vm_area_struct *vma,
+			       const struct path *root)
 {
 	struct sleepy_mmap *rec = &scratch->record.rec;
-	char *path = file_path(vma->vm_file, scratch->path, PATH_MAX);
+	char *path = NULL;
 	size_t len;
 	u32 build_id_size;
 
 	static_assert(SLEEPY_BUILD_ID_MAX >= BUILD_ID_SIZE_MAX);
 	memset(&scratch->record, 0, sizeof(scratch->record));
+	if (root)
+		path = __d_path(&vma->vm_file->f_path, root, scratch->path,
+				PATH_MAX);
+	if (!path)
+		path = file_path(vma->vm_file, scratch->path, PATH_MAX);
 	if (IS_ERR(path))
 		path = "[unreachable]";
 	len = strlen(path);
@@ -123,7 +135,7 @@ void __sleepy_mmap(struct vm_area_struct *vma)
 	if (!scratch)
 		return;
 	rec = &scratch->record.rec;
-	size = sleepy_mmap_fill(scratch, vma);
+	size = sleepy_mmap_fill(scratch, vma, NULL);
 
 	rcu_read_lock();
 	session = rcu_dereference(sleepy_live);
@@ -157,7 +169,7 @@ void __sleepy_mprotect(struct vm_area_struct *vma, unsigned long oldflags)
  */
 static bool sleepy_mmap_write_from(struct sleepy_session *session,
 				   struct mm_struct *mm, unsigned long *addr,
-				   pid_t pid, u32 appid,
+				   pid_t pid, u32 appid, const struct path *root,
 				   struct sleepy_mmap_scratch *scratch)
 {
 	VMA_ITERATOR(vmi, mm, *addr);
@@ -169,7 +181,7 @@ static bool sleepy_mmap_write_from(struct sleepy_session *session,
 
 		if (!sleepy_mmap_wanted(vma))
 			continue;
-		size = sleepy_mmap_fill(scratch, vma);
+		size = sleepy_mmap_fill(scratch, vma, root);
 		rec->time_ns = session->start_ns;
 		rec->pid = pid;
 		rec->appid = appid;
@@ -180,6 +192,32 @@ static bool sleepy_mmap_write_from(struct sleepy_session *session,
 		}
 	}
 	return true;
+}
+
+/*
+ * @task's root in @root, held, if it is not the caller's; else NULL, and
+ * the caller's view of a path is the task's.
+ */
+static struct path *sleepy_task_root(struct task_struct *task,
+				     struct path *root)
+{
+	struct path own;
+	bool has_fs, other;
+
+	task_lock(task);
+	has_fs = task->fs;
+	if (has_fs)
+		get_fs_root(task->fs, root);
+	task_unlock(task);
+	if (!has_fs)
+		return NULL;
+	get_fs_root(current->fs, &own);
+	other = !path_equal(root, &own);
+	path_put(&own);
+	if (other)
+		return root;
+	path_put(root);
+	return NULL;
 }
 
 /**
@@ -199,18 +237,20 @@ int sleepy_walk_mappings(struct sleepy_session *session,
 			 struct sleepy_mmap_scratch *scratch)
 {
 	struct mm_struct *mm = get_task_mm(task);
+	struct path root, *own_root;
 	unsigned long addr = 0;
 	bool done = false;
 	int err = 0;
 
 	if (!mm)
 		return 0;
+	own_root = sleepy_task_root(task, &root);
 	while (!done) {
 		err = sleepy_walk_lock_mm(mm);
 		if (err)
 			break;
 		done = sleepy_mmap_write_from(session, mm, &addr, task->tgid,
-					      appid, scratch);
+					      appid, own_root, scratch);
 		mmap_read_unlock(mm);
 		if (!done) {
 			err = sleepy_walk_wait_room(session);
@@ -218,6 +258,8 @@ int sleepy_walk_mappings(struct sleepy_session *session,
 				break;
 		}
 	}
+	if (own_root)
+		path_put(own_root);
 	mmput(mm);
 	return err;
 }
