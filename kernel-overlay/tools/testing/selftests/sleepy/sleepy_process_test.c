@@ -5,6 +5,8 @@
  * reader's pace, without a reader, against zombies and a fork storm) and
  * pid filters.  Needs root.
  */
+#include <sys/stat.h>
+
 #include "sleepy_test.h"
 
 TEST_F(sleepy, fork_new_instance)
@@ -96,6 +98,63 @@ static struct sleepy_mmap *find_mmap_of(struct stream *s, pid_t pid,
 			return m;
 	}
 	return NULL;
+}
+
+#define JAIL "/tmp/sleepy-jail"
+
+/* Copies @from to @to, executable. */
+static int copy_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY), out;
+	char buf[65536];
+	ssize_t n = -1;
+
+	if (in < 0)
+		return -1;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (out >= 0) {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, n) != n)
+				break;
+		close(out);
+	}
+	close(in);
+	return n ? -1 : 0;
+}
+
+/*
+ * A process in another root (a chroot, as in a container) names its
+ * files from there, in the mmap hook's records; the start walk, run by a
+ * kernel thread with init's root, names them the same way.
+ */
+TEST_F(sleepy, start_walk_paths_from_the_process_root)
+{
+	struct sleepy_mmap *m;
+	struct stream s;
+	pid_t jailed;
+
+	ASSERT_EQ(0, mkdir(JAIL, 0755) && errno != EEXIST);
+	ASSERT_EQ(0, copy_file("/bin/busybox", JAIL "/busybox"));
+	jailed = fork();
+	if (!jailed) {
+		if (chroot(JAIL) || chdir("/"))
+			_exit(1);
+		execl("/busybox", "sleep", "100", (char *)NULL);
+		_exit(2);
+	}
+	ASSERT_LT(0, jailed);
+	usleep(300000);	/* it runs /busybox */
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	m = find_mmap(&s, jailed, 0, 0, false);
+	ASSERT_TRUE(m != NULL);
+	EXPECT_STREQ("/busybox", m->path);
+	kill(jailed, SIGKILL);
+	waitpid(jailed, NULL, 0);
+	unlink(JAIL "/busybox");
+	rmdir(JAIL);
+	free(s.records);
 }
 
 /*
