@@ -80,8 +80,8 @@ common header, so a reader skips the types it does not know.
 
 Kconfig declares CONFIG_SLEEPY (x86-64 for now: the system call numbers,
 the x86 system vectors' tracepoints and the compat stack walk) and its
-KUnit tests; CONFIG_SLEEPY selects TRACEPOINTS, not the tracing
-infrastructure, for the probes of later patches."
+KUnit tests; CONFIG_SLEEPY selects TRACING, which brings the
+tracepoints the probes of later patches use, as blktrace does."
 bodies[apps]="An appid names one instance of one program for a whole profiling
 session: the program name plus how often that name started, so that
 sh#3 and sh#4 stay apart in a profile after both are gone and their
@@ -384,8 +384,8 @@ Design choices a reviewer will ask about:
   interrupts (irq_handler_entry/exit, softirq_entry/exit/raise and x86's
   local_timer, irq_work, reschedule and call_function(_single) vectors)
   are probes on the tracepoints already there, registered only for the
-  sessions that need them: CONFIG_SLEEPY selects CONFIG_TRACEPOINTS, not
-  the tracing infrastructure.  An earlier version had direct calls next
+  sessions that need them: CONFIG_SLEEPY selects CONFIG_TRACING, which
+  brings the tracepoints, as blktrace does.  An earlier version had direct calls next
   to those tracepoints as well, and measured both (make bench, median of
   3): 0.678 us per switch or wakeup record through the calls, 0.707
   through the probes (4% more), against 2.98 for perf record on the same
