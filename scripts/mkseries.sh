@@ -518,11 +518,11 @@ for commit in $(git_ rev-list --reverse base..sleepy); do
 	console=$kout/boot-$n.log
 	if bash "$top/qemu/boot.sh" "$kout/arch/x86/boot/bzImage" "$top/build/initramfs.cpio.gz" \
 		boot "$console" 180 > /dev/null 2>&1 &&
-	   ! grep -qE '^ *not ok |BUG:|WARNING:|Oops|Call Trace|rcu: INFO|Kernel panic' "$console"; then
-		echo "ok - the kernel boots after patch $n ($(grep -c '^ *ok ' "$console") KUnit results, all ok)"
+	   ! grep -qE '\] +not ok [0-9]|BUG:|WARNING:|Oops|Call Trace|rcu: INFO|Kernel panic' "$console"; then
+		echo "ok - the kernel boots after patch $n ($(grep -cE '\] +ok [0-9]' "$console") KUnit results, all ok)"
 	else
 		echo "not ok - the kernel does not boot cleanly after patch $n (${console#$top/})"
-		grep -E '^ *not ok |BUG:|WARNING:|Oops|Call Trace|rcu: INFO|Kernel panic|boot.sh:' "$console" | head -n 10
+		grep -E '\] +not ok [0-9]|BUG:|WARNING:|Oops|Call Trace|rcu: INFO|Kernel panic|boot.sh:' "$console" | head -n 10
 		status=1
 	fi
 done
