@@ -32,8 +32,10 @@
  * Full buffers discard: a writer that would catch up with the reader drops
  * the record instead; the loss is counted per CPU and reported in-stream by
  * a SLEEPY_REC_LOST record as soon as one fits again.  A writer that can
- * wait (the start walk) or try again later (the interrupt histograms'
- * flush) uses sleepy_buffer_try_write(), which loses nothing.
+ * try again later (the interrupt histograms' flush) uses
+ * sleepy_buffer_try_write(), which loses nothing; one that waits for the
+ * reader (the start walk) sleepy_buffer_write_paced(), which also leaves
+ * a sub-buffer to the writers that cannot wait.
  */
 #include <linux/anon_inodes.h>
 #include <linux/file.h>
@@ -166,15 +168,22 @@ void sleepy_buffer_flush(struct sleepy_buffer *buffer)
  * Relay's own full-buffer refusal is never used for the same reason: it
  * leaves the writer pointing at a sub-buffer the reader may be reading.
  */
-static bool sleepy_buffer_may_switch(struct rchan_buf *buf)
+static bool sleepy_buffer_may_switch(struct rchan_buf *buf, unsigned int spare)
 {
 	/* Pairs with the release in relay_subbufs_consumed(). */
 	return buf->subbufs_produced - smp_load_acquire(&buf->subbufs_consumed) <
-	       buf->chan->n_subbufs - 2;
+	       buf->chan->n_subbufs - 2 - spare;
 }
 
+/*
+ * Sub-buffers a paced writer leaves to the writers that cannot wait (the
+ * hooks, the samples): while the start walk waits for the reader, a fork
+ * still finds room for its record.
+ */
+#define SLEEPY_PACED_SPARE	1
+
 /**
- * sleepy_buffer_has_room - whether @cpu's buffer has a free sub-buffer
+ * sleepy_buffer_has_room - whether @cpu's buffer has room for a paced writer
  * @buffer: the session's buffer
  * @cpu: a possible CPU
  *
@@ -187,18 +196,21 @@ bool sleepy_buffer_has_room(struct sleepy_buffer *buffer, unsigned int cpu)
 
 	return buf && READ_ONCE(buf->subbufs_produced) -
 		      READ_ONCE(buf->subbufs_consumed) <
-		      buf->chan->n_subbufs - 2;
+		      buf->chan->n_subbufs - 2 - SLEEPY_PACED_SPARE;
 }
 
-/* Copies one record into this CPU's buffer; interrupts are off. */
+/*
+ * Copies one record into this CPU's buffer, moving to the next sub-buffer
+ * only while @spare more stay free; interrupts are off.
+ */
 static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
-			      size_t size)
+			      size_t size, unsigned int spare)
 {
 	struct sleepy_subbuf_header *header;
 
 	lockdep_assert_irqs_disabled();
 	if (unlikely(buf->offset + size > buf->chan->subbuf_size)) {
-		if (!sleepy_buffer_may_switch(buf))
+		if (!sleepy_buffer_may_switch(buf, spare))
 			return false;
 		/*
 		 * The sub-buffer's records and committed before relay's
@@ -220,7 +232,7 @@ static bool sleepy_buffer_put(struct rchan_buf *buf, const void *record,
 
 static bool sleepy_buffer_append(struct sleepy_buffer *buffer, void *record,
 				 enum sleepy_record_type type, size_t size,
-				 bool count_loss)
+				 bool count_loss, unsigned int spare)
 {
 	struct sleepy_record_header *header = record;
 	struct sleepy_buffer_stats *stats;
@@ -248,14 +260,15 @@ static bool sleepy_buffer_append(struct sleepy_buffer *buffer, void *record,
 			.count = stats->lost_pending,
 		};
 
-		if (sleepy_buffer_put(buf, &lost, sizeof(lost)))
+		if (sleepy_buffer_put(buf, &lost, sizeof(lost), 0))
 			stats->lost_pending = 0;
 	}
 
 	header->type = type;
 	header->size = size;
 	header->cpu = smp_processor_id();
-	written = !stats->lost_pending && sleepy_buffer_put(buf, record, size);
+	written = !stats->lost_pending &&
+		  sleepy_buffer_put(buf, record, size, spare);
 count:
 	if (!written && count_loss) {
 		u64_stats_inc(&stats->dropped);
@@ -284,7 +297,7 @@ count:
 bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 			 enum sleepy_record_type type, size_t size)
 {
-	return sleepy_buffer_append(buffer, record, type, size, true);
+	return sleepy_buffer_append(buffer, record, type, size, true, 0);
 }
 
 /**
@@ -300,7 +313,25 @@ bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 bool sleepy_buffer_try_write(struct sleepy_buffer *buffer, void *record,
 			     enum sleepy_record_type type, size_t size)
 {
-	return sleepy_buffer_append(buffer, record, type, size, false);
+	return sleepy_buffer_append(buffer, record, type, size, false, 0);
+}
+
+/**
+ * sleepy_buffer_write_paced - append one record for a writer that waits
+ * @buffer: the session's buffer
+ * @record: record starting with struct sleepy_record_header
+ * @type: the record's type, stored in its header
+ * @size: the record's size, stored in its header
+ *
+ * As sleepy_buffer_try_write(), but a sub-buffer more stays free for the
+ * writers that cannot wait (sleepy_buffer_has_room() says whether a CPU's
+ * buffer has room for it).
+ */
+bool sleepy_buffer_write_paced(struct sleepy_buffer *buffer, void *record,
+			       enum sleepy_record_type type, size_t size)
+{
+	return sleepy_buffer_append(buffer, record, type, size, false,
+				    SLEEPY_PACED_SPARE);
 }
 
 /* A sampling interrupt found this CPU idle; hard-irq context. */

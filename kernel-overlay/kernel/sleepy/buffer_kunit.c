@@ -111,7 +111,8 @@ static void sleepy_test_full(struct kunit *test)
 /*
  * A writer that can wait or try again (the start walk, a histogram flush)
  * finds the buffer full without a loss being counted or reported, and
- * without its has-room hint saying otherwise.
+ * without its has-room hint saying otherwise; the one that waits leaves a
+ * sub-buffer to the others.
  */
 static void sleepy_test_try_write(struct kunit *test)
 {
@@ -134,6 +135,17 @@ static void sleepy_test_try_write(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sleepy_buffer_has_room(&buffer, cpu));
 	relay_subbufs_consumed(buffer.chan, cpu, buffer.chan->n_subbufs);
 	KUNIT_EXPECT_TRUE(test, sleepy_buffer_has_room(&buffer, cpu));
+
+	/* A paced writer leaves a sub-buffer to those that cannot wait. */
+	for (tries = 0; tries < 1000; tries++)
+		if (!sleepy_buffer_write_paced(&buffer, &sample,
+					       SLEEPY_REC_SAMPLE,
+					       sizeof(sample)))
+			break;
+	KUNIT_EXPECT_LT(test, tries, 1000U);
+	KUNIT_EXPECT_FALSE(test, sleepy_buffer_has_room(&buffer, cpu));
+	KUNIT_EXPECT_TRUE(test, sleepy_test_write_sample(&buffer, 0));
+	KUNIT_EXPECT_EQ(test, 0ULL, sleepy_test_counters(&buffer, cpu).dropped);
 	put_cpu();
 	sleepy_test_close(test, &buffer);
 }

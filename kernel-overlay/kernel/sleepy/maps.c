@@ -185,8 +185,8 @@ static bool sleepy_mmap_write_from(struct sleepy_session *session,
 		rec->time_ns = session->start_ns;
 		rec->pid = pid;
 		rec->appid = appid;
-		if (!sleepy_buffer_try_write(&session->buffer, rec,
-					     SLEEPY_REC_MMAP, size)) {
+		if (!sleepy_buffer_write_paced(&session->buffer, rec,
+					       SLEEPY_REC_MMAP, size)) {
 			*addr = vma->vm_start;
 			return false;
 		}

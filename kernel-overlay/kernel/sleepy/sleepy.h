@@ -124,6 +124,8 @@ bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 			 enum sleepy_record_type type, size_t size);
 bool sleepy_buffer_try_write(struct sleepy_buffer *buffer, void *record,
 			     enum sleepy_record_type type, size_t size);
+bool sleepy_buffer_write_paced(struct sleepy_buffer *buffer, void *record,
+			       enum sleepy_record_type type, size_t size);
 bool sleepy_buffer_has_room(struct sleepy_buffer *buffer, unsigned int cpu);
 int sleepy_buffer_open_reader(struct sleepy_buffer *buffer, unsigned int cpu);
 void sleepy_buffer_count(struct sleepy_buffer *buffer, unsigned int cpu,

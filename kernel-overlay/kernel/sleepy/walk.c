@@ -10,7 +10,7 @@
  * the processes one at a time by pid, each under a short RCU section and
  * then held by a reference, so the walk is linear in the processes, never
  * holds RCU for long and may sleep.  Records go into the buffer of the CPU
- * it runs on with sleepy_buffer_try_write(): one that does not fit is no
+ * it runs on with sleepy_buffer_write_paced(): one that does not fit is no
  * loss, the walk moves to a CPU whose buffer has room or, with none, waits
  * a tick for the reader and writes it again.  A session on a busy machine
  * therefore loses nothing of its start, however small its buffers; one
@@ -83,7 +83,8 @@ int sleepy_walk_lock_mm(struct mm_struct *mm)
 static int sleepy_walk_write(struct sleepy_session *session, void *record,
 			     enum sleepy_record_type type, size_t size)
 {
-	while (!sleepy_buffer_try_write(&session->buffer, record, type, size)) {
+	while (!sleepy_buffer_write_paced(&session->buffer, record, type,
+					  size)) {
 		int err = sleepy_walk_wait_room(session);
 
 		if (err)
