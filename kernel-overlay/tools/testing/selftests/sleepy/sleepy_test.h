@@ -54,6 +54,31 @@ struct cpu_stats {
 	uint64_t samples, dropped, missed;
 };
 
+/*
+ * Reads @len bytes of a sub-buffer relay reported complete: a read may
+ * come up short while the writer moves on to the next one, so it is
+ * resumed, for 5 s at most.
+ */
+static inline int read_subbuf(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	int tries = 0;
+
+	while (done < len && tries < 5000) {
+		ssize_t n = read(fd, (char *)buf + done, len - done);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0) {
+			done += n;
+			continue;
+		}
+		tries++;
+		usleep(1000);
+	}
+	return done == len ? 0 : -1;
+}
+
 /* Appends the whole sub-buffers one CPU's buffer holds, like the drainer. */
 static inline int read_buffer(int fd, struct stream *s)
 {
@@ -63,11 +88,11 @@ static inline int read_buffer(int fd, struct stream *s)
 	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN)) {
 		size_t len;
 
-		if (read(fd, &header, sizeof(header)) != sizeof(header))
+		if (read_subbuf(fd, &header, sizeof(header)))
 			return -1;
 		len = header.committed - sizeof(header);
 		s->records = realloc(s->records, s->size + len);
-		if (read(fd, s->records + s->size, len) != (ssize_t)len)
+		if (read_subbuf(fd, s->records + s->size, len))
 			return -1;
 		s->size += len;
 	}
