@@ -129,14 +129,15 @@ static int copy_file(const char *from, const char *to)
  */
 TEST_F(sleepy, start_walk_paths_from_the_process_root)
 {
+	pid_t parent = getpid(), jailed;
 	struct sleepy_mmap *m;
 	struct stream s;
-	pid_t jailed;
 
 	ASSERT_EQ(0, mkdir(JAIL, 0755) && errno != EEXIST);
 	ASSERT_EQ(0, copy_file("/bin/busybox", JAIL "/busybox"));
 	jailed = fork();
 	if (!jailed) {
+		die_with_parent(parent);
 		if (chroot(JAIL) || chdir("/"))
 			_exit(1);
 		execl("/busybox", "sleep", "100", (char *)NULL);
@@ -281,6 +282,7 @@ TEST_F(sleepy, pid_reuse_new_appid)
 /* @n children that wait for SIGKILL, their pids in @pids. */
 static int spawn_waiters(pid_t *pids, int n)
 {
+	pid_t parent = getpid();
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -288,6 +290,7 @@ static int spawn_waiters(pid_t *pids, int n)
 		if (pids[i] < 0)
 			return -1;
 		if (!pids[i]) {
+			die_with_parent(parent);
 			for (;;)
 				pause();
 		}

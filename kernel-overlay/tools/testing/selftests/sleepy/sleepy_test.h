@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -341,11 +342,24 @@ static inline uint64_t now_ns(void)
 
 
 /*
+ * In a child the test forks: die with the test, even one that fails
+ * before it kills its children, which would otherwise keep the runner's
+ * output pipe open.
+ */
+static inline void die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+}
+
+/*
  * A child that starts a session with @attr and holds it until killed;
  * returns once the session is started, -1 if it could not be.
  */
 static inline pid_t session_owner(const struct sleepy_attr *attr)
 {
+	pid_t parent = getpid();
 	int ready[2];
 	char byte;
 	pid_t owner;
@@ -354,6 +368,7 @@ static inline pid_t session_owner(const struct sleepy_attr *attr)
 		return -1;
 	owner = fork();
 	if (!owner) {
+		die_with_parent(parent);
 		if (sys_start(attr, 0) < 0)
 			_exit(1);
 		if (write(ready[1], "r", 1) != 1)
