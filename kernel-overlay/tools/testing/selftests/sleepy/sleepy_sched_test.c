@@ -8,7 +8,8 @@
 
 /* Counts what a --sched session recorded of @child. */
 struct sched_counts {
-	unsigned int sleeps, wakeups, exits, others, unselected, kernel_ips;
+	unsigned int sleeps, preempted, wakeups, exits, others, unselected;
+	unsigned int kernel_ips;
 	unsigned int by_named_irq;	/* wakeups from an interrupt it names */
 };
 
@@ -34,6 +35,8 @@ static void count_sched(struct stream *s, pid_t child, struct sched_counts *c)
 				c->sleeps++;
 			else if (sw->reason == SLEEPY_SWITCH_EXITING)
 				c->exits++;
+			else if (sw->reason == SLEEPY_SWITCH_PREEMPTED)
+				c->preempted++;
 		} else if (r->type == SLEEPY_REC_WAKEUP) {
 			if (!w->waker_appid && !w->wakee_appid)
 				c->unselected++;
@@ -112,7 +115,14 @@ TEST_F(sleepy, sched_switches_and_wakeups)
 			EXPECT_EQ(0, c.sleeps + c.wakeups + c.exits + c.others);
 			continue;
 		}
-		EXPECT_LE(20, c.sleeps);
+		/*
+		 * Each sleep is a switch away with reason sleep, but for one
+		 * preempted before it slept whose timer then expired: it
+		 * never sleeps, and its switch away was a preemption (seen
+		 * once in 20 on a debug kernel under emulation).
+		 */
+		EXPECT_LE(10, c.sleeps);
+		EXPECT_LE(20, c.sleeps + c.preempted);
 		EXPECT_LE(20, c.wakeups);
 		/* Woken by their timers, in the timer interrupt. */
 		EXPECT_LE(10, c.by_named_irq);
