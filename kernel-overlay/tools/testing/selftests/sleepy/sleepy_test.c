@@ -514,7 +514,7 @@ TEST_F(sleepy, buffers_charged_like_perf)
  */
 TEST_F(sleepy, sample_time_follows_perf_sysctl)
 {
-	const char *percent[] = { "25", "1" };
+	static const char *const percent[] = { "25", "1" };
 	struct cpu_stats stats[MAX_CPUS];
 	uint64_t samples[2] = {};
 	char old[16];
