@@ -56,6 +56,8 @@ userland: headers
 		-o $(U)/sleepy_sched_load tests/guest/sleepy_sched_load.c
 	@gcc -static -O0 -fno-omit-frame-pointer -Wall -Wextra -Werror \
 		-o $(U)/sleepy_calltree tests/guest/sleepy_calltree.c
+	@gcc -static -O2 -Wall -Wextra -Werror -pthread \
+		-o $(U)/sleepy_mm_lock tests/guest/sleepy_mm_lock.c
 
 initramfs: userland
 	@bash qemu/mkinitramfs.sh $(B)/initramfs.cpio.gz

@@ -282,7 +282,7 @@ debug_pipeline > /dev/null 2>&1 &
 debug_pid=$!
 echo "   [$(clock)] debug kernel build and debug guests started in the background"
 
-stage "guests: normal, then -icount (beside the debug kernel's build)"
+stage "guests: normal, -icount, a held mmap_lock (beside the debug kernel's build)"
 # Timeouts: more than three times the run measured on a 2-core machine
 # beside the debug kernel's build (normal 160 s, icount 40 s), so that a
 # machine 2-3x slower passes; the run's deadline bounds them too.
@@ -296,6 +296,15 @@ guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq \
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
 	build/kernel-normal/arch/x86/boot/bzImage 180 "kunit.enable=0"
 guest_finish icount icount
+# A 9p share QEMU throttles to 2 KiB/s, whose page reads hold a process's
+# mmap_lock for seconds (test-mm-lock.sh): about 20 s of the guest's run
+# is that wait, in host time, whatever the machine's speed.
+mkdir -p build/throttled
+[ -s build/throttled/data ] || head -c 65536 /dev/zero > build/throttled/data
+QEMU_EXTRA="-fsdev local,id=slow,path=$top/build/throttled,security_model=none,readonly=on,throttling.bps-read=2048
+	-device virtio-9p-pci,fsdev=slow,mount_tag=slow" \
+	guest_start mm-lock mm-lock build/kernel-normal/arch/x86/boot/bzImage 300 "kunit.enable=0"
+guest_finish mm-lock mm-lock
 
 stage "host: unit tests and fuzzing"
 build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1

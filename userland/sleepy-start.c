@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 				   &(struct sleepy_summary){});
 		return SLEEPY_EXIT_ERROR;
 	}
+	sleepy_session_detach();
 	printf("sleepy: recording to %s (drainer pid %d); stop with sleepy-stop\n",
 	       opts.output, (int)drainer);
 	return SLEEPY_EXIT_OK;

@@ -538,6 +538,9 @@ static void add_mmap(struct sleepy_profile *profile,
 		.appid = rec->appid,
 		.flags = rec->flags,
 		.build_id_size = rec->build_id_size,
+		.dev_major = rec->dev_major,
+		.dev_minor = rec->dev_minor,
+		.ino = rec->ino,
 	};
 	memcpy(map->build_id, rec->build_id, sizeof(map->build_id));
 	profile->mappings_indexed = false;

@@ -99,6 +99,9 @@ struct sleepy_mapping {
 	uint32_t flags;		/* SLEEPY_MMAP_* */
 	uint32_t build_id_size;
 	uint8_t build_id[SLEEPY_BUILD_ID_MAX];
+	uint32_t dev_major;	/* the file's identity; @ino 0 if unknown */
+	uint32_t dev_minor;
+	uint64_t ino;
 };
 
 /*

@@ -20,7 +20,14 @@
  * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits.  With an interval
  * for the interrupt histograms it asks the kernel to write them
  * (SLEEPY_IOC_IRQ_FLUSH) each time one has passed.
+ *
+ * The drainer also watches a pipe from the tool that started it: if that
+ * tool ends before it detaches (sleepy-start killed while it waits for
+ * the start walk, sleepy-record killed mid-run), the drainer stops the
+ * session itself and finishes the recording, so no session is left
+ * running with nobody to stop it.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -237,9 +244,13 @@ struct drainer {
 	int *fds;
 	char *buf;
 	size_t buf_size;
+	int starter;	/* pipe from the starter until it detaches; -1 after */
 };
 
 static volatile sig_atomic_t drainer_finish;
+
+/* The starter's end of the pipe it detaches through (sleepy_session_detach). */
+static int starter_pipe = -1;
 
 static void drainer_on_signal(int sig)
 {
@@ -407,9 +418,34 @@ static int flush_irq_histograms(struct drainer *d)
 	return wait_ms < DRAIN_POLL_MS ? (int)wait_ms : DRAIN_POLL_MS;
 }
 
+/*
+ * The starter detached ("d"), or ended without: then the session is
+ * stopped here, unless sleepy-stop did it already, and the recording
+ * finished as after any stop.
+ */
+static void starter_check(struct drainer *d)
+{
+	struct sleepy_session_info info;
+	char byte = 0;
+	int err;
+
+	if (read(d->starter, &byte, 1) < 0 && errno == EINTR)
+		return;
+	close(d->starter);
+	d->starter = -1;
+	if (byte == 'd' || drainer_finish)
+		return;
+	fprintf(stderr, "sleepy drainer: the tool that started the session ended; stopping it\n");
+	if (!ioctl(d->session, SLEEPY_IOC_SESSION_INFO, &info) && info.running &&
+	    (err = sleepy_sys_stop(0)))
+		fprintf(stderr, "sleepy drainer: %s\n",
+			sleepy_explain("sleepy_stop", err));
+	drainer_finish = 1;
+}
+
 static int drainer_run(struct drainer *d, int ready_fd)
 {
-	struct pollfd pfds[d->ncpus];
+	struct pollfd pfds[d->ncpus + 1];
 	struct sigaction sa = { .sa_handler = drainer_on_signal };
 	unsigned int i;
 
@@ -428,10 +464,13 @@ static int drainer_run(struct drainer *d, int ready_fd)
 			return 1;
 		for (i = 0; i < d->ncpus; i++)
 			pfds[i] = (struct pollfd) { .fd = d->fds[i], .events = POLLIN };
-		if (poll(pfds, d->ncpus, timeout) < 0 && errno != EINTR) {
+		pfds[d->ncpus] = (struct pollfd) { .fd = d->starter, .events = POLLIN };
+		if (poll(pfds, d->ncpus + 1, timeout) < 0 && errno != EINTR) {
 			perror("sleepy drainer: poll");
 			return 1;
 		}
+		if (d->starter >= 0 && pfds[d->ncpus].revents)
+			starter_check(d);
 		for (i = 0; i < d->ncpus; i++)
 			if (drain_cpu(d, i))
 				return 1;
@@ -524,7 +563,7 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		.irq_interval_ns = irq_interval_ms * 1000000ULL,
 	};
 	struct sleepy_attr session_attr = *attr;
-	int ready[2], fd, status;
+	int ready[2], starter[2], fd, status;
 	char byte;
 	pid_t pid;
 
@@ -552,6 +591,12 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		perror("sleepy-start: pipe");
 		goto stop;
 	}
+	if (pipe2(starter, O_CLOEXEC)) {
+		perror("sleepy-start: pipe");
+		close(ready[0]);
+		close(ready[1]);
+		goto stop;
+	}
 	pid = fork();
 	if (pid < 0) {
 		perror("sleepy-start: fork");
@@ -559,15 +604,19 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 	}
 	if (!pid) {
 		close(ready[0]);
+		close(starter[1]);
+		d.starter = starter[0];
 		setsid();
 		if (drainer_open(&d, output, header.buffer_size))
 			_exit(SLEEPY_EXIT_ERROR);
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
+	close(starter[0]);
 	if (read(ready[0], &byte, 1) != 1 ||
 	    wait_for_sampling(d.session, pid, output)) {
 		close(ready[0]);
+		close(starter[1]);
 		close(d.session);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
@@ -577,11 +626,21 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 	close(ready[0]);
 	/* The drainer holds the session now; ours would keep it alive. */
 	close(d.session);
+	starter_pipe = starter[1];
 	return pid;
 stop:
 	close(d.session);	/* ends the session */
 	unlink(output);
 	return -1;
+}
+
+void sleepy_session_detach(void)
+{
+	if (starter_pipe < 0)
+		return;
+	sleepy_write_all(starter_pipe, "d", 1);
+	close(starter_pipe);
+	starter_pipe = -1;
 }
 
 static int wait_for_exit(pid_t pid)

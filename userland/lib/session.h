@@ -47,10 +47,18 @@ struct sleepy_summary {
  * process appending to @output; with @irq_interval_ms, the drainer has
  * the interrupt histograms written every @irq_interval_ms.  Returns the
  * drainer's pid, or -1 after printing why (the session is not left
- * running).
+ * running).  The drainer stops the session and finishes @output if this
+ * process ends before sleepy_session_detach() (killed while it waits for
+ * the start, say): a session nobody can stop is never left behind.
  */
 pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 			   unsigned int irq_interval_ms);
+
+/*
+ * Leaves the drainer running after this process ends, until sleepy-stop
+ * (sleepy-start, once the drainer's pid is saved).
+ */
+void sleepy_session_detach(void);
 
 /*
  * Stops the session, lets @drainer write what is left and the trailer,

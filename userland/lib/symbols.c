@@ -28,8 +28,16 @@ struct sleepy_load {
 };
 
 /* A file the mappings name: struct sleepy_dsos' table slot. */
+#define DSO_PATHS_TRIED 4
+
 struct sleepy_dso {
-	const char *key;	/* the profile's copy of the recorded path */
+	const char *key;	/* the profile's copy of the first path seen */
+	uint64_t ino;		/* 0: known by @key */
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	/* The recorded paths it was looked for at (the profile's copies). */
+	const char *tried[DSO_PATHS_TRIED];
+	unsigned int ntried;
 	char *path;		/* as opened, under the symfs */
 	char *debug_path;	/* its separate debug file, NULL if none */
 	bool debug_tried;
@@ -446,45 +454,98 @@ out:
 	return ret;
 }
 
-static int dso_match(const void *slot, const void *arg)
+/*
+ * A file is known by its device and inode where the recording has them,
+ * so that one binary seen under two paths (a bind mount, a container's
+ * root) is one file, read once; else by its path.
+ */
+static uint64_t dso_hash(const struct sleepy_mapping *map)
 {
-	return ((const struct sleepy_dso *)slot)->key == arg;
+	if (!map->ino)
+		return (uintptr_t)map->path;
+	return map->ino * 0x9e3779b97f4a7c15ULL ^
+	       ((uint64_t)map->dev_major << 32 | map->dev_minor);
 }
 
-/* The file of @map, read on first use (and named if it cannot be used). */
-static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
-				 const struct sleepy_mapping *map)
+static int dso_match(const void *slot, const void *arg)
 {
-	struct sleepy_dso *dso = sleepy_table_get(&dsos->files,
-						  (uintptr_t)map->path,
-						  dso_match, map->path);
-	const char *base = strrchr(map->path, '/');
-	char error[PATH_MAX + 128];
-	size_t size;
+	const struct sleepy_dso *dso = slot;
+	const struct sleepy_mapping *map = arg;
 
-	if (dso->key)
-		return dso;
-	dso->key = map->path;
-	size = strlen(dsos->symfs ?: "") + strlen(map->path) + 1;
+	if (!map->ino)
+		return !dso->ino && dso->key == map->path;
+	return dso->ino == map->ino && dso->dev_major == map->dev_major &&
+	       dso->dev_minor == map->dev_minor;
+}
+
+/* Opens @dso from @recorded, a path the recording gives it. */
+static void dso_open(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+		     const char *recorded, uint32_t flags)
+{
+	char error[PATH_MAX + 128];
+	size_t size = strlen(dsos->symfs ?: "") + strlen(recorded) + 1;
+
+	if (dso->ntried < DSO_PATHS_TRIED)
+		dso->tried[dso->ntried++] = recorded;
+	free(dso->path);
 	dso->path = malloc(size);
-	dso->name = strdup(base ? base + 1 : map->path);
-	if (!dso->path || !dso->name) {
-		snprintf(error, sizeof(error), "%s: out of memory", map->path);
-	} else {
-		snprintf(dso->path, size, "%s%s", dsos->symfs ?: "", map->path);
-		sleepy_sanitise_name(dso->name);
+	if (!dso->path) {
+		snprintf(error, sizeof(error), "%s: out of memory", recorded);
+	} else if (recorded[0] != '/' || (flags & SLEEPY_MMAP_PATH_TRUNCATED)) {
 		/* A relative or cut path would name another file. */
-		if (map->path[0] != '/' ||
-		    (map->flags & SLEEPY_MMAP_PATH_TRUNCATED))
-			snprintf(error, sizeof(error),
-				 "%s: not the whole path in the recording",
-				 map->path);
-		else
-			dso->usable = !dso_load(dsos, dso, error, sizeof(error));
+		snprintf(error, sizeof(error),
+			 "%s: not the whole path in the recording", recorded);
+	} else {
+		snprintf(dso->path, size, "%s%s", dsos->symfs ?: "", recorded);
+		dso->usable = !dso_load(dsos, dso, error, sizeof(error));
 	}
 	if (!dso->usable)
 		fprintf(dsos->warnings, "sleepy-parse: %s; not used for symbols\n",
 			error);
+}
+
+/* Whether @dso could not be found at any path tried yet but @recorded. */
+static bool dso_worth_trying(const struct sleepy_dso *dso,
+			     const char *recorded)
+{
+	unsigned int i;
+
+	if (dso->usable || dso->loads || dso->ntried == DSO_PATHS_TRIED)
+		return false;
+	for (i = 0; i < dso->ntried; i++)
+		if (dso->tried[i] == recorded)
+			return false;
+	return true;
+}
+
+/*
+ * The file of @map, read on first use (and named if it cannot be used);
+ * a file not found at one of its paths is looked for at the next one a
+ * mapping gives.
+ */
+static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
+				 const struct sleepy_mapping *map)
+{
+	struct sleepy_dso *dso = sleepy_table_get(&dsos->files, dso_hash(map),
+						  dso_match, map);
+	const char *base = strrchr(map->path, '/');
+
+	if (dso->key) {
+		if (dso_worth_trying(dso, map->path))
+			dso_open(dsos, dso, map->path, map->flags);
+		return dso;
+	}
+	dso->key = map->path;
+	dso->ino = map->ino;
+	dso->dev_major = map->dev_major;
+	dso->dev_minor = map->dev_minor;
+	dso->name = strdup(base ? base + 1 : map->path);
+	if (!dso->name) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	sleepy_sanitise_name(dso->name);
+	dso_open(dsos, dso, map->path, map->flags);
 	return dso;
 }
 

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -41,7 +43,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 107
+#define PLANNED_TESTS 108
 
 static int failures, tests;
 
@@ -1095,9 +1097,10 @@ static void put_instance(struct builder *b, uint32_t appid, uint32_t parent,
 	put(b, &a, sizeof(a));
 }
 
-static void put_mmap(struct builder *b, uint32_t appid, uint32_t pid,
-		     uint64_t time, uint32_t flags, const struct file_map *m,
-		     const struct memory_build_id *id)
+/* A mapping record; of the file @st identifies (NULL: none). */
+static void put_mmap_of(struct builder *b, uint32_t appid, uint32_t pid,
+			uint64_t time, uint32_t flags, const struct file_map *m,
+			const struct memory_build_id *id, const struct stat *st)
 {
 	size_t len = strlen(m->path) + 1;
 	uint16_t size = (sizeof(struct sleepy_mmap) + len + 7) & ~7UL;
@@ -1112,9 +1115,21 @@ static void put_mmap(struct builder *b, uint32_t appid, uint32_t pid,
 		r->build_id_size = id->size;
 		memcpy(r->build_id, id->id, id->size);
 	}
+	if (st) {
+		r->dev_major = major(st->st_dev);
+		r->dev_minor = minor(st->st_dev);
+		r->ino = st->st_ino;
+	}
 	memcpy(r->path, m->path, len);
 	put(b, r, size);
 	free(r);
+}
+
+static void put_mmap(struct builder *b, uint32_t appid, uint32_t pid,
+		     uint64_t time, uint32_t flags, const struct file_map *m,
+		     const struct memory_build_id *id)
+{
+	put_mmap_of(b, appid, pid, time, flags, m, id, NULL);
 }
 
 /* Whether the mappings name @ip of @appid @function in @dso (NULL: not). */
@@ -1327,6 +1342,64 @@ static void test_mappings(const char *dir)
 
 	sleepy_profile_free(&p);
 	sleepy_symbols_free(&call_syms);
+	free(warnings);
+	free(b.data);
+}
+
+/*
+ * One file seen under two paths (a container's root, a bind mount) is one
+ * file by its device and inode: not found under the first, it is read
+ * from the second, and names the IPs of both mappings; the path that
+ * names nothing is looked for once.
+ */
+static void test_one_file_two_paths(void)
+{
+	uint64_t f = (uintptr_t)mapped_function + 1;
+	struct file_map exe, contained;
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char *warnings = NULL;
+	size_t warnings_size;
+	bool ok[3] = {};
+	const char *dso;
+	struct stat st;
+	FILE *w;
+
+	if (!find_self_map(f, &exe) || stat(exe.path, &st)) {
+		check(0, "one file, two paths: no test setup");
+		return;
+	}
+	contained = exe;
+	memcpy(contained.path, "/nonexistent-root", 17);
+	memcpy(contained.path + 17, exe.path,
+	       strnlen(exe.path, sizeof(exe.path) - 18) + 1);
+	dso = strrchr(exe.path, '/') + 1;
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "contained", 1);
+	put_mmap_of(&b, 1, 1000, 1000, 0, &contained, NULL, &st);
+	put_instance(&b, 2, 0, 1001, 1000, "host", 1);
+	put_mmap_of(&b, 2, 1001, 1000, 0, &exe, NULL, &st);
+	put_sample(&b, 1, f, 0, 0);
+	put_sample(&b, 2, f, 0, 0);
+	put_trailer(&b, 2, 0);
+
+	w = open_memstream(&warnings, &warnings_size);
+	sleepy_dsos_init(&dsos, NULL, w);
+	if (read_all(&b, &rec, &p) == 2 && !rec.error[0]) {
+		ok[0] = named(&p, &dsos, 1, f, NULL, NULL);
+		ok[1] = named(&p, &dsos, 2, f, "mapped_function", dso);
+		ok[2] = named(&p, &dsos, 1, f, "mapped_function", dso) &&
+			named(&p, &dsos, 1, f, "mapped_function", dso);
+	}
+	sleepy_dsos_free(&dsos);
+	fclose(w);
+	check(ok[0] && ok[1] && ok[2] &&
+	      lines_with(warnings, "/nonexistent-root/", "No such file") == 1 &&
+	      lines_with(warnings, "sleepy-parse: ", "") == 1,
+	      "one file under two paths (its device and inode): read from the path that opens, names both mappings' IPs");
+	sleepy_profile_free(&p);
 	free(warnings);
 	free(b.data);
 }
@@ -2457,6 +2530,7 @@ int main(int argc, char **argv)
 	test_irq_intervals();
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
+	test_one_file_two_paths();
 	test_bad_mmap();
 	test_bad_elf(argc > 1 ? argv[1] : "../build/userland");
 	test_debug_file();

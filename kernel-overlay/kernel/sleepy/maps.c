@@ -53,6 +53,7 @@ static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
 			       const struct path *root)
 {
 	struct sleepy_mmap *rec = &scratch->record.rec;
+	const struct inode *inode = file_user_inode(vma->vm_file);
 	char *path = NULL;
 	size_t len;
 	u32 build_id_size;
@@ -77,6 +78,9 @@ static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
 	rec->start = vma->vm_start;
 	rec->len = vma->vm_end - vma->vm_start;
 	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	rec->dev_major = MAJOR(inode->i_sb->s_dev);
+	rec->dev_minor = MINOR(inode->i_sb->s_dev);
+	rec->ino = inode->i_ino;
 	if (!build_id_parse_nofault(vma, rec->build_id, &build_id_size))
 		rec->build_id_size = build_id_size;
 	return ALIGN(sizeof(*rec) + len + 1, 8);

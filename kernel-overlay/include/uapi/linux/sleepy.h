@@ -475,6 +475,11 @@ struct sleepy_irq_action {
  * @flags: SLEEPY_MMAP_*
  * @build_id_size: bytes of @build_id used; 0 if the file has no build-id
  *	or its notes were not in memory
+ * @dev_major: with @dev_minor and @ino, the file's identity, as perf's
+ *	PERF_RECORD_MMAP2 gives it: one file seen under two paths (a bind
+ *	mount, a container's root) is one file
+ * @dev_minor: see @dev_major
+ * @ino: the file's inode number
  * @build_id: the file's ELF build-id (NT_GNU_BUILD_ID)
  * @path: the file's path, NUL-terminated and padded with NULs to the
  *	record's size; at most SLEEPY_MMAP_PATH_MAX bytes, a longer path
@@ -490,6 +495,9 @@ struct sleepy_mmap {
 	__u32 appid;
 	__u32 flags;
 	__u32 build_id_size;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u64 ino;
 	__u8 build_id[SLEEPY_BUILD_ID_MAX];
 	__u32 __reserved;
 	char path[];

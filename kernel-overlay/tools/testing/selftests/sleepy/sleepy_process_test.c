@@ -6,6 +6,7 @@
  * pid filters.  Needs root.
  */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "sleepy_test.h"
 
@@ -100,6 +101,16 @@ static struct sleepy_mmap *find_mmap_of(struct stream *s, pid_t pid,
 	return NULL;
 }
 
+/* Whether @m names the file at @path by its device and inode. */
+static bool is_file(const struct sleepy_mmap *m, const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && m->ino == st.st_ino &&
+	       m->dev_major == major(st.st_dev) &&
+	       m->dev_minor == minor(st.st_dev);
+}
+
 #define JAIL "/tmp/sleepy-jail"
 
 /* Copies @from to @to, executable. */
@@ -151,6 +162,7 @@ TEST_F(sleepy, start_walk_paths_from_the_process_root)
 	m = find_mmap(&s, jailed, 0, 0, false);
 	ASSERT_TRUE(m != NULL);
 	EXPECT_STREQ("/busybox", m->path);
+	EXPECT_TRUE(is_file(m, JAIL "/busybox"));
 	kill(jailed, SIGKILL);
 	waitpid(jailed, NULL, 0);
 	unlink(JAIL "/busybox");
@@ -197,6 +209,7 @@ TEST_F(sleepy, mappings)
 	text = find_mmap_of(&s, getpid(), (uintptr_t)find_mmap);
 	ASSERT_TRUE(text != NULL);
 	EXPECT_STREQ(exe, text->path);
+	EXPECT_TRUE(is_file(text, exe));
 	EXPECT_EQ(me->appid, text->appid);
 	EXPECT_GT(text->len, 0);
 	EXPECT_EQ(20, text->build_id_size);
@@ -204,6 +217,7 @@ TEST_F(sleepy, mappings)
 	mapped = find_mmap(&s, getpid(), 0, (uintptr_t)map, true);
 	ASSERT_TRUE(mapped != NULL);
 	EXPECT_STREQ(exe, mapped->path);
+	EXPECT_TRUE(is_file(mapped, exe));
 	EXPECT_EQ(me->appid, mapped->appid);
 	EXPECT_EQ(4096, mapped->len);
 	EXPECT_EQ(4096, mapped->pgoff);
@@ -221,6 +235,7 @@ TEST_F(sleepy, mappings)
 	exec = find_mmap(&s, pid, SLEEPY_MMAP_EXEC, 0, false);
 	ASSERT_TRUE(exec != NULL);
 	EXPECT_EQ(0, exec->appid);
+	EXPECT_TRUE(is_file(exec, exec->path));
 	EXPECT_GT(exec->len, 0);
 	EXPECT_LE(exec->time_ns, child->time_ns);
 	EXPECT_EQ(0, exec->header.size % 8);
