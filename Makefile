@@ -8,6 +8,9 @@
 #   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
 #   make bench [BENCH_REPS=5]            sleepy vs perf: overhead, accuracy,
 #                                        drain, parse speed (bench/results)
+#   make deb                             kernel and tools packages in out/deb
+#   make image [IMAGE_VARIANT=minimal]   a Debian bookworm image with them
+#   make shell IMAGE=debian              a root shell in that image
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -23,7 +26,11 @@ SLEEPY_OPTS ?=
 export PROGRAM ARGS SLEEPY_OPTS
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
 
-.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench clean FORCE
+IMAGE ?=
+IMAGE_VARIANT ?= full
+IMG := $(B)/image/$(IMAGE_VARIANT)
+
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb image clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -65,8 +72,20 @@ initramfs: userland
 run: kernel userland
 	@bash qemu/run.sh
 
+ifeq ($(IMAGE),debian)
+shell:
+	@test -f $(IMG).img || { echo "make shell: no $(IMG).img; build it with make image"; exit 1; }
+	@QEMU_IMAGE=$(IMG).img QEMU_MEM=2048 bash qemu/boot.sh $(IMG).vmlinuz $(IMG).initrd shell /dev/null 0
+else
 shell: kernel initramfs
 	@bash qemu/boot.sh $(KERNEL) $(B)/initramfs.cpio.gz shell /dev/null 0 "kunit.enable=0"
+endif
+
+deb: kernel headers
+	@bash scripts/make-deb.sh
+
+image: deb
+	@bash scripts/make-image.sh $(IMAGE_VARIANT)
 
 test:
 	@bash tests/run-all.sh

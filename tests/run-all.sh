@@ -165,7 +165,7 @@ guest_boot() {
 		echo "boot.sh: not started: the run's deadline has passed" > "$logs/$label.log"
 		return 1
 	fi
-	bash qemu/boot.sh "$kernel" build/initramfs.cpio.gz "$mode" "$logs/$label.log" \
+	bash qemu/boot.sh "$kernel" "${GUEST_INITRD:-build/initramfs.cpio.gz}" "$mode" "$logs/$label.log" \
 		"$timeout" "sleepy.results=$label $extra"
 }
 # guest_start LABEL ...: guest_boot in the background; its exit status
@@ -343,6 +343,22 @@ tap_group series "$logs/series.log" $?
 stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program"
 bash tests/run/test-make-run.sh > "$logs/make-run.log" 2>&1
 tap_group "make run" "$logs/make-run.log" $?
+
+stage "Debian: packages (make deb), a bookworm image with them (make image), systemd boots it"
+# The test kernel's configuration, not Debian's (make deb-debian builds
+# that one): bindeb-pkg relinks and packages the kernel already built.
+lintian_check() {	# errors fail; warnings are listed in the log
+	lintian --fail-on error out/deb/sleepy-tools_*.deb
+}
+if step "make deb: linux-image, linux-headers and sleepy-tools" "$logs/deb.log" "" \
+	bash scripts/make-deb.sh &&
+   step "lintian out/deb/sleepy-tools_*.deb: no error" "$logs/lintian.log" "" lintian_check &&
+   step "make image IMAGE_VARIANT=minimal: mmdebstrap, then apt installs the packages" \
+	"$logs/image.log" "" bash scripts/make-image.sh minimal; then
+	QEMU_IMAGE=build/image/minimal.img GUEST_INITRD=build/image/minimal.initrd \
+		guest_start image packages build/image/minimal.vmlinuz 900 ""
+	guest_finish image packages
+fi
 
 stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guests' results"
 watch_pid "$debug_pid" "guest_progress debug-sessions"
