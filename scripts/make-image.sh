@@ -60,15 +60,15 @@ mounts=
 cleanup() { for m in $mounts; do umount -l "$m" 2>/dev/null || true; done; }
 trap cleanup EXIT
 for m in proc sys dev; do
-	mount --bind "/$m" "$root/$m"
+	mount --rbind "/$m" "$root/$m"
 	mounts="$root/$m $mounts"
 done
 mkdir -p "$root/tmp/debs"
 cp $debs "$root/tmp/debs/"
 # apt, not dpkg alone: it checks the packages' dependencies, which the
-# Debian part already holds (no download), and runs their scripts.
-if ! chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-	--no-download /tmp/debs/*.deb > "$dir/install-$variant.log" 2>&1; then
+# Debian part already holds (nothing to download), and runs their scripts.
+if ! chroot "$root" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	/tmp/debs/*.deb' > "$dir/install-$variant.log" 2>&1; then
 	tail -n 20 "$dir/install-$variant.log" >&2
 	echo "make image: installing the packages failed (build/image/install-$variant.log)" >&2
 	exit 1
