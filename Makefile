@@ -30,7 +30,7 @@ IMAGE ?=
 IMAGE_VARIANT ?= full
 IMG := $(B)/image/$(IMAGE_VARIANT)
 
-.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb image clean FORCE
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -83,6 +83,12 @@ endif
 
 deb: kernel headers
 	@bash scripts/make-deb.sh
+
+# The same packages with Debian's own configuration (cloud-amd64), in
+# out/deb-debian: a long build, not part of make test.
+deb-debian: tree headers
+	@bash scripts/build-kernel.sh debian
+	@bash scripts/make-deb.sh debian
 
 image: deb
 	@bash scripts/make-image.sh $(IMAGE_VARIANT)

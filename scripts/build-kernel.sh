@@ -1,20 +1,24 @@
 #!/bin/bash
-# Builds the guest kernel: build-kernel.sh normal|debug|bench
+# Builds the guest kernel: build-kernel.sh normal|debug|bench|debian
 #   normal: tinyconfig + configs/guest.config + configs/sleepy.config
 #   debug:  the same + configs/debug.config (lockdep, KASAN, ...)
 #   bench:  the same as normal + configs/bench.config (tracepoints)
+#   debian: Debian's cloud-amd64 configuration (linux-config-6.12)
+#           + configs/debian.config, for make deb-debian
 # Out of tree in build/kernel-FLAVOR, with ccache; the .config is replaced
 # only when it changes, so unchanged builds are no-ops.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-flavor=${1:?usage: build-kernel.sh normal|debug|bench}
+flavor=${1:?usage: build-kernel.sh normal|debug|bench|debian}
 src=$top/build/linux
 out=$top/build/kernel-$flavor
 fragments="$top/configs/guest.config $top/configs/sleepy.config"
+debian_config=/usr/src/linux-config-6.12/config.amd64_none_cloud-amd64.xz
 case $flavor in
 normal) ;;
 debug|bench) fragments="$fragments $top/configs/$flavor.config" ;;
-*) echo "build-kernel: unknown flavor '$flavor' (normal, debug or bench)" >&2; exit 2 ;;
+debian) fragments=$top/configs/debian.config ;;
+*) echo "build-kernel: unknown flavor '$flavor' (normal, debug, bench or debian)" >&2; exit 2 ;;
 esac
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
@@ -27,7 +31,11 @@ mkdir -p "$out" "$out/.cfg"
 exec 9>"$top/build/.kernel-build.lock"
 flock 9
 cfg=$out/.cfg
-make -s -C "$src" O="$cfg" tinyconfig >/dev/null
+if [ "$flavor" = debian ]; then
+	xz -dc "$debian_config" > "$cfg/.config"
+else
+	make -s -C "$src" O="$cfg" tinyconfig >/dev/null
+fi
 (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$cfg" "$cfg/.config" $fragments >/dev/null)
 make -s -C "$src" O="$cfg" olddefconfig >/dev/null
 for f in $fragments; do

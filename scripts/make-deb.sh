@@ -3,7 +3,8 @@
 #   kernel: linux-image-RELEASE and linux-headers-RELEASE (and the
 #           linux-libc-dev that comes with them) by the kernel's own
 #           bindeb-pkg, from build/kernel-FLAVOR (normal: the test kernel,
-#           configs/guest.config, release 6.12.117-sleepy1)
+#           configs/guest.config, release 6.12.117-sleepy1, into out/deb;
+#           debian: Debian's configuration, into out/deb-debian)
 #   tools:  sleepy-tools by dpkg-buildpackage (debian/), from a copy of
 #           userland/ and the exported headers in build/deb/
 # Both changelogs are signed by the caller's git identity (user.name,
@@ -12,6 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 flavor=${1:-normal}
 out=$top/out/deb
+[ "$flavor" = normal ] || out=$top/out/deb-$flavor
 name=$(git -C "$top" config user.name || true)
 email=$(git -C "$top" config user.email || true)
 if [ -z "$name" ] || [ -z "$email" ]; then
