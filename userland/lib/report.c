@@ -70,6 +70,23 @@ const char *sleepy_report_kernel_function(struct sleepy_profile *profile,
 	return sym ? sym->name : NULL;
 }
 
+/*
+ * The file a user IP no function names lies in, NULL if none: its
+ * samples are "[unknown]" of that file, as perf gives them, not of
+ * nothing (a stripped library's internal functions have no symbol).
+ */
+static const char *unknown_ip_dso(const struct sleepy_report_options *opts,
+				  struct sleepy_profile *profile,
+				  const struct sleepy_app *app, uint64_t ip)
+{
+	const struct sleepy_mapping *map;
+
+	if (!opts->dsos || symbols_for(opts, app))
+		return NULL;
+	map = sleepy_profile_mapping(profile, app, ip);
+	return map ? sleepy_dsos_name(opts->dsos, map) : NULL;
+}
+
 /* What the reports call an IP count. */
 struct ip_name {
 	const char *function;	/* NULL if unknown */
@@ -125,7 +142,8 @@ static int function_match(const void *slot, const void *arg)
 {
 	const struct function_count *a = slot, *b = arg;
 
-	return a->app == b->app && a->function == b->function;
+	return a->app == b->app && a->function == b->function &&
+	       a->dso == b->dso;
 }
 
 static int cmp_functions(const void *a, const void *b)
@@ -170,7 +188,11 @@ static void report_functions(struct sleepy_output *out,
 				    (ips[i]->in_kernel ? "[kernel]" : "[unknown]"),
 			.dso = names[i].dso,
 		};
+		if (!names[i].function && !ips[i]->in_kernel)
+			key.dso = unknown_ip_dso(opts, profile, app,
+						 ips[i]->ip);
 		count = sleepy_table_get(&table, (uintptr_t)key.function ^
+					 (uintptr_t)key.dso ^
 					 ((uint64_t)app->appid << 40),
 					 function_match, &key);
 		if (!count->app)

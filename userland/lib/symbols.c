@@ -583,6 +583,12 @@ static bool file_vaddr(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
 	return false;
 }
 
+const char *sleepy_dsos_name(struct sleepy_dsos *dsos,
+			     const struct sleepy_mapping *map)
+{
+	return dso_of(dsos, map)->name;
+}
+
 const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 					     const struct sleepy_mapping *map,
 					     uint64_t ip, const char **dso_name)

@@ -64,6 +64,13 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 					     uint64_t ip, const char **dso_name);
 
 /*
+ * The name of @map's file, as the reports give it, whether or not it can
+ * be read: what an IP no symbol names is attributed to, as perf does.
+ */
+const char *sleepy_dsos_name(struct sleepy_dsos *dsos,
+			     const struct sleepy_mapping *map);
+
+/*
  * "file.c:LINE" of @ip in @map into @buf, from the DWARF line table of its
  * file (the file's base name, as perf's srcline shows it); false if the
  * file has no line table or none covers @ip.

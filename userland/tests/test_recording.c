@@ -43,7 +43,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 108
+#define PLANNED_TESTS 109
 
 static int failures, tests;
 
@@ -1192,7 +1192,7 @@ static int lines_with(const char *text, const char *a, const char *b)
 	return n;
 }
 
-#define MAPPING_TESTS 11
+#define MAPPING_TESTS 12
 
 /*
  * Functions named from the mappings in a recording: of this program and
@@ -1307,6 +1307,11 @@ static void test_mappings(const char *dir)
 	      lines_with(warnings, "sleepy-parse: ", "") == 2,
 	      "missing file: IPs unnamed, one warning; no other warnings");
 	check(ok[6], "mappings: a non-PIE program (file offsets are not addresses) named without -s");
+	check(text && lines_with(text, "missing#1 ", "[unknown] (libmissing.so)") == 1 &&
+	      lines_with(text, "mismatch#1 ", "[unknown] (") == 1 &&
+	      lines_with(text, "exec1#1 ", "[unknown]") == 1 &&
+	      !lines_with(text, "exec1#1 ", "[unknown] ("),
+	      "by function: IPs no symbol names are [unknown] of the file they lie in, if any");
 	snprintf(path, sizeof(path), "mapped_function (%s)", exe_dso);
 	check(text && lines_with(text, "test#1 ", path) == 2 &&
 	      strstr(text, "== By application and function ==") &&
