@@ -4,7 +4,8 @@
 #   debug:  the same + configs/debug.config (lockdep, KASAN, ...)
 #   bench:  the same as normal + configs/bench.config (tracepoints)
 #   debian: Debian's cloud-amd64 configuration (linux-config-6.12)
-#           + configs/debian.config, for make deb-debian
+#           + configs/debian.config, its modules trimmed to
+#           configs/debian-modules.list, for make deb-debian
 # Out of tree in build/kernel-FLAVOR, with ccache; the .config is replaced
 # only when it changes, so unchanged builds are no-ops.
 set -euo pipefail
@@ -38,6 +39,15 @@ else
 fi
 (cd "$src" && scripts/kconfig/merge_config.sh -m -O "$cfg" "$cfg/.config" $fragments >/dev/null)
 make -s -C "$src" O="$cfg" olddefconfig >/dev/null
+if [ "$flavor" = debian ]; then
+	grep -v '^#' "$top/configs/debian-modules.list" > "$cfg/modules.list"
+	make -s -C "$src" O="$cfg" LSMOD="$cfg/modules.list" localmodconfig </dev/null >/dev/null 2>"$cfg/localmodconfig.log" || {
+		cat "$cfg/localmodconfig.log" >&2; exit 1; }
+	if grep 'config not found\|did not have configs' "$cfg/localmodconfig.log" >&2; then
+		echo "build-kernel: configs/debian-modules.list names modules this configuration does not have" >&2
+		exit 1
+	fi
+fi
 for f in $fragments; do
 	grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
 		sym=${line%%=*}

@@ -32,6 +32,10 @@ release=$(make -s -C "$top/build/linux" O="$kout" kernelrelease)
 (
 	flock 9
 	rm -f "$top"/build/linux-*.deb "$top"/build/linux-upstream_* "$top"/build/linux-*.buildinfo
+	# No linux-image-dbg: with Debian's debug information it is a copy of
+	# every module's DWARF (about a gigabyte), slow to make and not
+	# needed to profile (sleepy names kernel functions from kallsyms).
+	DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
 	make -s -C "$top/build/linux" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" \
 		-j"$(nproc)" KDEB_PKGVERSION="$release-1" bindeb-pkg
 ) 9>"$top/build/.kernel-build.lock"
