@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/diff.h"
 #include "lib/flamegraph.h"
 #include "lib/folded.h"
+#include "lib/intervals.h"
 #include "lib/options.h"
 #include "lib/output.h"
 #include "lib/pprof.h"
@@ -32,6 +34,8 @@ static const char usage[] =
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
+"       sleepy-parse [--from TIME] [--to TIME] [--top N] [--app NAME[#INSTANCE]]\n"
+"                    [--format FMT] DIR\n"
 "\n"
 "Report a recording made by sleepy-start/sleepy-record: samples by\n"
 "application instance, and by application instance and instruction\n"
@@ -98,6 +102,7 @@ static const char usage[] =
 "    sleepy-parse --speedscope cpu sleepy.data > cpu.speedscope.json\n"
 "    sleepy-parse --pprof profile.pb.gz sleepy.data && go tool pprof -top profile.pb.gz\n"
 "    sleepy-parse diff before.data after.data    # see diff --help\n"
+"    sleepy-parse --from 10:02 --to 10:05 /var/lib/sleepy  # sleepy-agent's\n"
 "\n"
 "OPTIONS:\n"
 "    -t, --top N          at most N rows per report (default: all)\n"
@@ -134,8 +139,16 @@ static const char usage[] =
 "                         heaviest samples; not with --folded,\n"
 "                         --flamegraph, --speedscope, --format,\n"
 "                         --chain or --irq-by-app\n"
+"        --from TIME      with DIR: the profiles of sleepy-agent (sleepy.service)\n"
+"        --to TIME        in DIR whose interval overlaps FROM..TO, whole;\n"
+"                         TIME is local, as journalctl takes it:\n"
+"                         'YYYY-MM-DD HH:MM[:SS]', 'HH:MM[:SS]' (today),\n"
+"                         YYYY-MM-DD, or @SECONDS since the epoch\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
+"\n"
+"Given a directory DIR, the reports by application and by application and\n"
+"function of the interval profiles in it (sleepy-agent's *.pb.gz files).\n"
 "\n"
 "Exit status: 0 ok, 1 unreadable or damaged recording (what could be read\n"
 "is still reported), offcpu stacks without --sched, --children, --callers\n"
@@ -152,6 +165,8 @@ struct parse_options {
 			    const struct sleepy_recording *rec);
 	enum sleepy_folded_kind folded_kind;
 	const char *pprof;			/* --pprof OUT */
+	int64_t from_ns, to_ns;			/* --from, --to (wall clock) */
+	const char *range_option;		/* given, of the two */
 	const char *report_option;		/* given, of the reports only */
 	const char *symfs;
 };
@@ -198,7 +213,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
 	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES, OPT_IRQ_PER_CPU,
-	       OPT_IRQ_INTERVALS };
+	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -218,6 +233,8 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -227,6 +244,8 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	uint64_t value;
 	int c;
 
+	opts->from_ns = INT64_MIN;
+	opts->to_ns = INT64_MAX;
 	while ((c = getopt_long(argc, argv, "t:a:f:s:c:d:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -235,6 +254,16 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					optarg);
 				return SLEEPY_EXIT_USAGE;
 			}
+			break;
+		case OPT_FROM:
+		case OPT_TO:
+			if (!sleepy_parse_wall_time(optarg, c == OPT_FROM ?
+						    &opts->from_ns : &opts->to_ns)) {
+				fprintf(stderr, "sleepy-parse: invalid time '%s' (YYYY-MM-DD HH:MM[:SS], HH:MM[:SS] or @SECONDS)\n",
+					optarg);
+				return SLEEPY_EXIT_USAGE;
+			}
+			opts->range_option = c == OPT_FROM ? "--from" : "--to";
 			break;
 		case 'a':
 			if (parse_app(optarg, &opts->report.app_name,
@@ -397,6 +426,44 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 }
 
 /*
+ * sleepy-parse DIR: the interval profiles' reports; of the options, those
+ * that apply to them.
+ */
+static int intervals_main(const struct parse_options *opts)
+{
+	const char *other = opts->pprof ? "--pprof" : opts->stacks_option ?:
+			    opts->report.nsymbols ? "-s" :
+			    opts->report.chain_name ? "--chain" :
+			    opts->report.nsort ? "--sort" :
+			    opts->report.stack_view ? stack_view_option(opts->report.stack_view) :
+			    opts->report.irq_by_app ? "--irq-by-app" :
+			    opts->report.irq_per_cpu ? "--irq-per-cpu" :
+			    opts->report.irq_intervals ? "--irq-intervals" :
+			    opts->symfs ? "--symfs" : NULL;
+	struct sleepy_intervals_options iopts = {
+		.dir = opts->report.path,
+		.from_ns = opts->from_ns,
+		.to_ns = opts->to_ns,
+		.top = opts->report.top,
+		.app_name = opts->report.app_name,
+		.app_instance = opts->report.app_instance,
+		.format = opts->report.format,
+	};
+
+	if (other) {
+		fprintf(stderr, "sleepy-parse: %s is a directory of interval profiles: %s does not go with it\n",
+			iopts.dir, other);
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (iopts.from_ns >= iopts.to_ns) {
+		fprintf(stderr, "sleepy-parse: --from is not before --to\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	return sleepy_intervals_report(stdout, &iopts) ? SLEEPY_EXIT_ERROR :
+							 SLEEPY_EXIT_OK;
+}
+
+/*
  * Opens and reads @path into @profile, saying on stderr what went wrong
  * or is missing; @report (or NULL) says how to split the interrupt
  * totals.  Returns the exit status; @rec stays open (for what could be
@@ -523,6 +590,7 @@ int main(int argc, char **argv)
 	struct sleepy_recording rec;
 	int ret = SLEEPY_EXIT_OK;
 	unsigned int i;
+	struct stat st;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
@@ -530,6 +598,16 @@ int main(int argc, char **argv)
 	ret = parse_args(&opts, argc, argv);
 	if (ret >= 0)
 		goto out;
+	if (!stat(opts.report.path, &st) && S_ISDIR(st.st_mode)) {
+		ret = intervals_main(&opts);
+		goto out;
+	}
+	if (opts.range_option) {
+		fprintf(stderr, "sleepy-parse: %s needs a directory of interval profiles (sleepy-agent's), not a recording\n",
+			opts.range_option);
+		ret = SLEEPY_EXIT_USAGE;
+		goto out;
+	}
 	/* pprof labels each sample with its thread, as perf's converters do. */
 	ret = read_recording(opts.report.path, &rec, &profile,
 			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID) ||

@@ -537,20 +537,23 @@ static void builder_free(struct builder *b)
 	sleepy_table_free(&b->function_ids);
 }
 
-int sleepy_pprof_write(const char *path,
-		       const struct sleepy_report_options *opts,
-		       struct sleepy_profile *profile,
-		       const struct sleepy_recording *rec)
+/*
+ * The profile of @profile's samples, taken at @frequency (0: the tick),
+ * over @duration_ns from @time_nanos (wall clock, 0 if unknown).
+ */
+static int write_profile(const char *path,
+			 const struct sleepy_report_options *opts,
+			 struct sleepy_profile *profile, uint32_t frequency,
+			 uint64_t duration_ns, int64_t time_nanos,
+			 const char *description)
 {
-	uint64_t period_ns = rec->header.frequency ?
-			     1000000000ULL / rec->header.frequency : 0;
+	uint64_t period_ns = frequency ? 1000000000ULL / frequency : 0;
 	ValueType types[MAX_VALUES], period_type;
 	ValueType *type_ptrs[MAX_VALUES] = { &types[0], &types[1] };
 	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	struct builder b;
 	size_t len;
 	int64_t comment;
-	char text[512];
 	void **ptrs;
 	void *buf;
 	int ret;
@@ -569,12 +572,11 @@ int sleepy_pprof_write(const char *path,
 		p.period_type = &period_type;
 		p.period = period_ns;
 	}
-	snprintf(text, sizeof(text), "sleepy recording %s", opts->path ?: "");
-	comment = string_id(&b, text);
+	comment = string_id(&b, description);
 	p.comment = &comment;
 	p.n_comment = 1;
-	if (profile->end_ns > rec->header.start_time_ns)
-		p.duration_nanos = profile->end_ns - rec->header.start_time_ns;
+	p.duration_nanos = duration_ns;
+	p.time_nanos = time_nanos;
 
 	if (profile->stacks.used)
 		add_stacks(&b, period_ns);
@@ -590,4 +592,29 @@ int sleepy_pprof_write(const char *path,
 	free(ptrs);
 	builder_free(&b);
 	return ret;
+}
+
+int sleepy_pprof_write(const char *path,
+		       const struct sleepy_report_options *opts,
+		       struct sleepy_profile *profile,
+		       const struct sleepy_recording *rec)
+{
+	char description[512];
+
+	snprintf(description, sizeof(description), "sleepy recording %s",
+		 opts->path ?: "");
+	return write_profile(path, opts, profile, rec->header.frequency,
+			     profile->end_ns > rec->header.start_time_ns ?
+			     profile->end_ns - rec->header.start_time_ns : 0,
+			     0, description);
+}
+
+int sleepy_pprof_write_interval(const char *path,
+				const struct sleepy_report_options *opts,
+				struct sleepy_profile *profile,
+				uint32_t frequency, int64_t wall_start_ns,
+				uint64_t duration_ns)
+{
+	return write_profile(path, opts, profile, frequency, duration_ns,
+			     wall_start_ns, "sleepy-agent interval");
 }

@@ -29,4 +29,16 @@ int sleepy_pprof_write(const char *path,
 		       struct sleepy_profile *profile,
 		       const struct sleepy_recording *rec);
 
+/*
+ * The same for one interval of a continuous profile (sleepy-agent): the
+ * samples @profile holds, taken at @frequency Hz (0: the tick) over
+ * @duration_ns from @wall_start_ns (CLOCK_REALTIME), which become the
+ * profile's time_nanos and duration_nanos.
+ */
+int sleepy_pprof_write_interval(const char *path,
+				const struct sleepy_report_options *opts,
+				struct sleepy_profile *profile,
+				uint32_t frequency, int64_t wall_start_ns,
+				uint64_t duration_ns);
+
 #endif

@@ -833,6 +833,97 @@ const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profi
 	return NULL;
 }
 
+/*
+ * Marks in @needed (appid -> bool) the applications that must outlive the
+ * interval: those running, and those a running one descends from without
+ * an exec in between (it looks its mappings up in theirs).  Placeholders
+ * of unannounced appids are not kept: an announcement recreates them.
+ */
+static void mark_needed(struct sleepy_profile *profile,
+			struct sleepy_table *needed)
+{
+	size_t i, steps;
+
+	for (i = 0; i < profile->apps.capacity; i++) {
+		const struct sleepy_app *app = sleepy_table_slot(&profile->apps, i);
+
+		if (!app || !app->pid || app->exit_ns)
+			continue;
+		*(bool *)sleepy_table_get(needed, app->appid, NULL, NULL) = true;
+		/* Bounded: a corrupt stream's parents may form a cycle. */
+		for (steps = 0; steps <= profile->apps.used; steps++) {
+			const struct sleepy_app *parent;
+			bool *mark;
+
+			parent = sleepy_table_find(&profile->apps,
+						   app->parent_appid, NULL, NULL);
+			if (!parent || parent->pid == app->pid)
+				break;
+			mark = sleepy_table_get(needed, parent->appid, NULL, NULL);
+			if (*mark)
+				break;
+			*mark = true;
+			app = parent;
+		}
+	}
+}
+
+void sleepy_profile_next_interval(struct sleepy_profile *profile)
+{
+	struct sleepy_table kept, needed;
+	size_t i, n;
+
+	if (profile->nmappings && !profile->mappings_indexed)
+		index_mappings(profile);
+	sleepy_table_init(&needed, sizeof(bool));
+	mark_needed(profile, &needed);
+	sleepy_table_init(&kept, sizeof(struct sleepy_app));
+	for (i = 0; i < profile->apps.capacity; i++) {
+		struct sleepy_app *app = sleepy_table_slot(&profile->apps, i);
+
+		if (!app)
+			continue;
+		sleepy_table_free(&app->ips);
+		if (sleepy_table_find(&needed, app->appid, NULL, NULL)) {
+			struct sleepy_app *copy = sleepy_table_get(&kept, app->appid,
+								   NULL, NULL);
+
+			*copy = *app;
+			copy->samples = 0;
+			sleepy_table_init(&copy->ips, sizeof(struct sleepy_ip_count));
+		}
+	}
+	sleepy_table_free(&needed);
+	sleepy_table_free(&profile->apps);
+	profile->apps = kept;
+	profile->last_app = NULL;
+
+	for (i = n = 0; i < profile->nmappings; i++)
+		if (sleepy_table_find(&profile->apps, profile->mappings[i].appid,
+				      NULL, NULL))
+			profile->mappings[n++] = profile->mappings[i];
+	profile->nmappings = n;
+
+	for (i = 0; i < profile->stacks.capacity; i++) {
+		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
+
+		if (stack)
+			free(stack->ips);
+	}
+	sleepy_table_free(&profile->stacks);
+	sleepy_table_init(&profile->stacks, sizeof(struct sleepy_stack));
+	profile->max_frames = 0;
+	profile->stack_samples = profile->stacks_cut = 0;
+	profile->stacks_unwalkable = 0;
+	profile->samples = profile->kernel_samples = 0;
+	profile->lost_in_stream = 0;
+	profile->first_ns = profile->last_ns = profile->end_ns = 0;
+	profile->stats_cpus = 0;
+	memset(profile->cpus, 0, profile->ncpus * sizeof(*profile->cpus));
+	memset(&profile->totals, 0, sizeof(profile->totals));
+	sleepy_ksyms_free(&profile->ksyms);
+}
+
 static int cmp_apps(const void *a, const void *b)
 {
 	const struct sleepy_app *x = *(const void **)a, *y = *(const void **)b;

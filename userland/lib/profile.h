@@ -176,6 +176,15 @@ int sleepy_profile_read(struct sleepy_profile *profile,
 			struct sleepy_recording *rec);
 void sleepy_profile_add(struct sleepy_profile *profile,
 			const struct sleepy_record_header *record);
+/*
+ * For a continuous profile (sleepy-agent), once an interval's report is
+ * written: forgets its samples, stacks, counters and kernel symbols, and
+ * the applications that ended, with their mappings, unless a running one
+ * still looks its mappings up through them; keeps the others for the
+ * next interval's records.
+ */
+void sleepy_profile_next_interval(struct sleepy_profile *profile);
+
 /* The application of @appid; a placeholder for unannounced ones. */
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid);

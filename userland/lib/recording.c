@@ -175,6 +175,8 @@ static size_t min_record_size(uint16_t type)
 		return SLEEPY_CPU_STATS_SIZE_VER0;
 	case SLEEPY_REC_END:
 		return SLEEPY_END_SIZE_VER0;
+	case SLEEPY_REC_CUT:
+		return sizeof(struct sleepy_cut);
 	default:
 		return sizeof(struct sleepy_record_header);
 	}

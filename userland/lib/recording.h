@@ -46,6 +46,20 @@ enum sleepy_file_record_type {
 	SLEEPY_REC_END		= SLEEPY_REC_FIRST_USER + 1, /* sleepy_end */
 	SLEEPY_REC_INTERRUPTS	= SLEEPY_REC_FIRST_USER + 2, /* sleepy_text */
 	SLEEPY_REC_KERNEL_SYMBOLS = SLEEPY_REC_FIRST_USER + 3, /* sleepy_text */
+	SLEEPY_REC_CUT		= SLEEPY_REC_FIRST_USER + 4, /* sleepy_cut */
+};
+
+/*
+ * Where a continuous session's stream was cut into intervals (sleepy-agent):
+ * the drainer had the kernel hand every buffer over (SLEEPY_IOC_FLUSH) at
+ * @time_ns and drained it, so every record written before @time_ns is
+ * before this one, and the kernel symbols of the interval's kernel IPs
+ * right before it.  Records after it were written after @time_ns, or
+ * within the few microseconds the hand-over takes.
+ */
+struct sleepy_cut {
+	struct sleepy_record_header header;
+	uint64_t time_ns;	/* CLOCK_MONOTONIC */
 };
 
 /*

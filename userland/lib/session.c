@@ -21,6 +21,12 @@
  * for the interrupt histograms it asks the kernel to write them
  * (SLEEPY_IOC_IRQ_FLUSH) each time one has passed.
  *
+ * For a continuous profiler (sleepy-agent) the drainer writes the records
+ * to a pipe instead of a file, and cuts the stream into intervals when
+ * asked (SIGUSR2): it has the kernel hand over every CPU's partly filled
+ * sub-buffer (SLEEPY_IOC_FLUSH), drains them, and writes a cut record
+ * after them.
+ *
  * The drainer also watches a pipe from the tool that started it: if that
  * tool ends before it detaches (sleepy-start killed while it waits for
  * the start walk, sleepy-record killed mid-run), the drainer stops the
@@ -52,6 +58,7 @@
 #define DRAIN_POLL_MS		200
 #define DRAINER_EXIT_TIMEOUT_MS	60000
 #define SUBBUF_READ_RETRIES	5000	/* of 1 ms each */
+#define CUT_RETRIES		100	/* hand-overs refused by a full buffer */
 
 int sleepy_sys_start(struct sleepy_attr *attr)
 {
@@ -248,14 +255,17 @@ struct drainer {
 };
 
 static volatile sig_atomic_t drainer_finish;
+static volatile sig_atomic_t drainer_cut;
 
 /* The starter's end of the pipe it detaches through (sleepy_session_detach). */
 static int starter_pipe = -1;
 
 static void drainer_on_signal(int sig)
 {
-	(void)sig;
-	drainer_finish = 1;
+	if (sig == SIGUSR2)
+		drainer_cut = 1;
+	else
+		drainer_finish = 1;
 }
 
 /* Copies every complete sub-buffer of one CPU; -1 on an I/O error. */
@@ -443,6 +453,57 @@ static void starter_check(struct drainer *d)
 	drainer_finish = 1;
 }
 
+/* Every CPU's complete sub-buffers, from CPUs that came online too. */
+static int drain_all(struct drainer *d)
+{
+	unsigned int i;
+
+	if (open_buffers(d))
+		return -1;
+	for (i = 0; i < d->ncpus; i++)
+		if (drain_cpu(d, i))
+			return -1;
+	return 0;
+}
+
+/*
+ * The interval ends now (SIGUSR2, sleepy_session_cut()): the kernel hands
+ * every CPU's records over and they are drained, then come the kernel
+ * functions the interval's records need and the cut record.  A buffer
+ * that stays full (EAGAIN) after CUT_RETRIES drains leaves some of its
+ * records for after the cut, which is said.  A stopped session gets no
+ * cut: the stop's drain and trailer follow.
+ */
+static int cut_stream(struct drainer *d)
+{
+	struct sleepy_cut cut = {
+		.header = { .type = SLEEPY_REC_CUT, .size = sizeof(cut) },
+		.time_ns = monotonic_ns(),
+	};
+	unsigned int tries;
+	int err;
+
+	for (tries = 0;; tries++) {
+		err = ioctl(d->session, SLEEPY_IOC_FLUSH, 0) ? errno : 0;
+		if (drain_all(d))
+			return -1;
+		if (err != EAGAIN || tries == CUT_RETRIES)
+			break;
+	}
+	if (err == ESRCH)
+		return 0;
+	if (err)
+		fprintf(stderr, "sleepy drainer: handing the buffers over at the cut: %s\n",
+			strerror(err));
+	if (d->kernel) {
+		if (sleepy_kernel_symbols_write(d->out, &d->kernel_ips,
+						"/proc/kallsyms"))
+			return -1;
+		sleepy_kernel_ips_free(&d->kernel_ips);
+	}
+	return sleepy_write_all(d->out, &cut, sizeof(cut));
+}
+
 static int drainer_run(struct drainer *d, int ready_fd)
 {
 	struct pollfd pfds[d->ncpus + 1];
@@ -450,9 +511,12 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	unsigned int i;
 
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	/* A reader of the stream that is gone is a write error, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
 	sleepy_write_all(ready_fd, "r", 1);
 	close(ready_fd);
 	d->next_flush_ns = monotonic_ns() + d->irq_interval_ns;
@@ -460,6 +524,13 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	while (!drainer_finish) {
 		int timeout = flush_irq_histograms(d);
 
+		if (drainer_cut) {
+			drainer_cut = 0;
+			if (cut_stream(d)) {
+				perror("sleepy drainer: cutting the stream");
+				return 1;
+			}
+		}
 		if (open_buffers(d))
 			return 1;
 		for (i = 0; i < d->ncpus; i++)
@@ -476,11 +547,8 @@ static int drainer_run(struct drainer *d, int ready_fd)
 				return 1;
 	}
 	/* sleepy_stop() has flushed: every sub-buffer left is complete. */
-	if (open_buffers(d))
+	if (drain_all(d))
 		return 1;
-	for (i = 0; i < d->ncpus; i++)
-		if (drain_cpu(d, i))
-			return 1;
 	if (write_trailer(d) || fsync(d->out) || close(d->out)) {
 		perror("sleepy drainer: writing the trailer");
 		return 1;
@@ -488,12 +556,13 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	return 0;
 }
 
-static int drainer_open(struct drainer *d, const char *output,
+/* Appends to @output, or writes to @stream if @output is NULL. */
+static int drainer_open(struct drainer *d, const char *output, int stream,
 			size_t buffer_size)
 {
 	unsigned int cpu;
 
-	d->out = open(output, O_WRONLY | O_APPEND | O_CLOEXEC);
+	d->out = output ? open(output, O_WRONLY | O_APPEND | O_CLOEXEC) : stream;
 	if (d->out < 0) {
 		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
 		return -1;
@@ -530,10 +599,10 @@ static int set_start_time(const char *output, uint64_t ns)
  * Until the kernel's start walk has announced the processes that ran
  * before the session, at the drainer's pace, and sampling began: what the
  * caller runs next is profiled from its first instruction.  The
- * recording's start becomes the sampling's, which the samples, drops and
- * missed periods are measured against.
+ * recording's start becomes the sampling's (*@start_ns), which the
+ * samples, drops and missed periods are measured against.
  */
-static int wait_for_sampling(int session, pid_t drainer, const char *output)
+static int wait_for_sampling(int session, pid_t drainer, uint64_t *start_ns)
 {
 	struct sleepy_session_info info;
 
@@ -542,8 +611,10 @@ static int wait_for_sampling(int session, pid_t drainer, const char *output)
 			perror("sleepy-start: session info");
 			return -1;
 		}
-		if (info.sample_start_ns)
-			return set_start_time(output, info.sample_start_ns);
+		if (info.sample_start_ns) {
+			*start_ns = info.sample_start_ns;
+			return 0;
+		}
 		if (waitpid(drainer, NULL, WNOHANG)) {
 			fprintf(stderr, "sleepy-start: the drainer ended before sampling began\n");
 			return -1;
@@ -552,10 +623,15 @@ static int wait_for_sampling(int session, pid_t drainer, const char *output)
 	}
 }
 
-pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
-			   unsigned int irq_interval_ms)
+/*
+ * Starts the session and its drainer, which appends the records to
+ * @output (whose header the caller wrote) or, if @output is NULL, writes
+ * them to @stream; *@start_ns is when sampling began.
+ */
+static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
+			   int stream, unsigned int irq_interval_ms,
+			   uint64_t *start_ns)
 {
-	struct sleepy_file_header header;
 	struct drainer d = {
 		.ncpus = sysconf(_SC_NPROCESSORS_CONF),
 		.irq = attr->flags & (SLEEPY_FLAG_IRQ | SLEEPY_FLAG_SCHED),
@@ -563,27 +639,16 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		.irq_interval_ns = irq_interval_ms * 1000000ULL,
 	};
 	struct sleepy_attr session_attr = *attr;
-	int ready[2], starter[2], fd, status;
+	struct sleepy_file_header header;
+	int ready[2], starter[2], status;
 	char byte;
 	pid_t pid;
 
-	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "sleepy-start: cannot create %s: %s\n", output,
-			strerror(errno));
-		return -1;
-	}
-	sleepy_file_header_init(&header, attr, d.ncpus, monotonic_ns());
-	if (sleepy_write_all(fd, &header, sizeof(header)) || close(fd)) {
-		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
-		return -1;
-	}
-
+	sleepy_file_header_init(&header, attr, d.ncpus, 0);
 	d.session = sleepy_sys_start(&session_attr);
 	if (d.session < 0) {
 		fprintf(stderr, "sleepy-start: %s\n",
 			sleepy_explain("sleepy_start", d.session));
-		unlink(output);
 		return -1;
 	}
 
@@ -607,20 +672,20 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		close(starter[1]);
 		d.starter = starter[0];
 		setsid();
-		if (drainer_open(&d, output, header.buffer_size))
+		if (drainer_open(&d, output, stream, header.buffer_size))
 			_exit(SLEEPY_EXIT_ERROR);
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
 	close(starter[0]);
 	if (read(ready[0], &byte, 1) != 1 ||
-	    wait_for_sampling(d.session, pid, output)) {
+	    wait_for_sampling(d.session, pid, start_ns) ||
+	    (output && set_start_time(output, *start_ns))) {
 		close(ready[0]);
 		close(starter[1]);
 		close(d.session);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		unlink(output);
 		return -1;
 	}
 	close(ready[0]);
@@ -630,8 +695,48 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 	return pid;
 stop:
 	close(d.session);	/* ends the session */
-	unlink(output);
 	return -1;
+}
+
+pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
+			   unsigned int irq_interval_ms)
+{
+	struct sleepy_file_header header;
+	uint64_t start_ns;
+	pid_t pid;
+	int fd;
+
+	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "sleepy-start: cannot create %s: %s\n", output,
+			strerror(errno));
+		return -1;
+	}
+	sleepy_file_header_init(&header, attr, sysconf(_SC_NPROCESSORS_CONF),
+				monotonic_ns());
+	if (sleepy_write_all(fd, &header, sizeof(header)) || close(fd)) {
+		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
+		return -1;
+	}
+	pid = session_begin(attr, output, -1, irq_interval_ms, &start_ns);
+	if (pid < 0)
+		unlink(output);
+	return pid;
+}
+
+pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int stream,
+				  uint64_t *start_ns)
+{
+	return session_begin(attr, NULL, stream, 0, start_ns);
+}
+
+int sleepy_session_cut(pid_t drainer)
+{
+	if (kill(drainer, SIGUSR2)) {
+		perror("sleepy: signalling the drainer");
+		return -1;
+	}
+	return 0;
 }
 
 void sleepy_session_detach(void)

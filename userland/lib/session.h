@@ -55,6 +55,18 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 			   unsigned int irq_interval_ms);
 
 /*
+ * The same for a continuous profiler: the drainer writes the records, with
+ * no file header, to @stream (a pipe the caller reads), and cuts the stream
+ * at each sleepy_session_cut() with a SLEEPY_REC_CUT record; the trailer
+ * follows the stop.  *@start_ns is when sampling began.
+ */
+pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int stream,
+				  uint64_t *start_ns);
+
+/* Asks @drainer to cut its stream now; 0, or -1 after printing why. */
+int sleepy_session_cut(pid_t drainer);
+
+/*
  * Leaves the drainer running after this process ends, until sleepy-stop
  * (sleepy-start, once the drainer's pid is saved).
  */

@@ -25,6 +25,11 @@
  * smp_rmb() after it reads subbufs_produced (patched into relay.c), and a
  * reader of a partly filled sub-buffer must load committed with acquire.
  *
+ * A reader that needs the records of partly filled sub-buffers while the
+ * session runs (a continuous profiler cutting intervals) asks for a
+ * hand-over: each CPU switches its own sub-buffer in an IPI, as its
+ * writers would (sleepy_buffer_hand_over()).
+ *
  * Ordering back: the reader's relay_subbufs_consumed() stores the count
  * with release once it read a sub-buffer (patched into relay.c), and the
  * writer loads it with acquire before it reuses one.
@@ -38,6 +43,8 @@
  * a sub-buffer to the writers that cannot wait.
  */
 #include <linux/anon_inodes.h>
+#include <linux/atomic.h>
+#include <linux/cpu.h>
 #include <linux/file.h>
 #include <linux/hashtable.h>
 #include <linux/irqflags.h>
@@ -150,9 +157,10 @@ void sleepy_buffer_close(struct sleepy_buffer *buffer)
 }
 
 /*
- * Hands every CPU's partly filled sub-buffer to the reader.  Only while no
- * writer can run: relay_flush() touches other CPUs' buffers.  The writers
- * left a sub-buffer free for this, so it never lands on an unread one.
+ * Hands every CPU's partly filled sub-buffer to the reader at the stop.
+ * Only while no writer can run: relay_flush() touches other CPUs'
+ * buffers.  The writers left a sub-buffer free for this, so it never
+ * lands on an unread one.
  */
 void sleepy_buffer_flush(struct sleepy_buffer *buffer)
 {
@@ -173,6 +181,70 @@ static bool sleepy_buffer_may_switch(struct rchan_buf *buf, unsigned int spare)
 	/* Pairs with the release in relay_subbufs_consumed(). */
 	return buf->subbufs_produced - smp_load_acquire(&buf->subbufs_consumed) <
 	       buf->chan->n_subbufs - 2 - spare;
+}
+
+/* A live hand-over (SLEEPY_IOC_FLUSH) and the CPUs it found full. */
+struct sleepy_hand_over {
+	struct sleepy_buffer *buffer;
+	atomic_t full;
+};
+
+/*
+ * Hands @cpu's partly filled sub-buffer to the reader, the way a writer
+ * moves on: from an IPI on that CPU (interrupts off, so none of its
+ * writers is halfway through a record), or from any CPU for an offline
+ * one, which has no writer.  A buffer that cannot move on without
+ * taking the sub-buffer the stop needs keeps its records for a later
+ * hand-over, and is counted.
+ */
+static void sleepy_buffer_hand_over_cpu(struct sleepy_hand_over *over,
+					unsigned int cpu)
+{
+	struct rchan_buf *buf = *per_cpu_ptr(over->buffer->chan->buf, cpu);
+
+	if (!buf || buf->offset <= sizeof(struct sleepy_subbuf_header))
+		return;
+	if (!sleepy_buffer_may_switch(buf, 0)) {
+		atomic_inc(&over->full);
+		return;
+	}
+	/* As in sleepy_buffer_put(): the records before subbufs_produced++. */
+	smp_wmb();
+	relay_switch_subbuf(buf, 0);
+}
+
+static void sleepy_buffer_hand_over_local(void *info)
+{
+	sleepy_buffer_hand_over_cpu(info, smp_processor_id());
+}
+
+/**
+ * sleepy_buffer_hand_over - give every CPU's records to the readers now
+ * @buffer: a running session's buffer
+ *
+ * Unlike sleepy_buffer_flush(), safe while the writers run: each online
+ * CPU switches its own sub-buffer.  A reader that drains after this has
+ * every record written before the call.
+ *
+ * Return: 0, or -EAGAIN if a CPU's buffer had no free sub-buffer (the
+ * reader is behind): drain and call again.
+ */
+int sleepy_buffer_hand_over(struct sleepy_buffer *buffer)
+{
+	struct sleepy_hand_over over = { .buffer = buffer };
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			smp_call_function_single(cpu,
+						 sleepy_buffer_hand_over_local,
+						 &over, 1);
+		else
+			sleepy_buffer_hand_over_cpu(&over, cpu);
+	}
+	cpus_read_unlock();
+	return atomic_read(&over.full) ? -EAGAIN : 0;
 }
 
 /*

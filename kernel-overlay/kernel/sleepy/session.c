@@ -34,7 +34,9 @@
  * away from the idle task restarts it.  The stop unregisters the probes
  * and writes the interrupt histograms into the stream once no hook or
  * probe runs; a flush
- * (SLEEPY_IOC_IRQ_FLUSH) writes them earlier, under the session lock.
+ * (SLEEPY_IOC_IRQ_FLUSH) writes them earlier, under the session lock,
+ * which also keeps a live hand-over of the buffers (SLEEPY_IOC_FLUSH)
+ * apart from the stop's flush.
  *
  * Who may: the caller needs what perf needs for a CPU-wide event
  * (perf_allow_cpu(): CAP_PERFMON, or kernel.perf_event_paranoid <= 0, and
@@ -392,6 +394,17 @@ static long sleepy_ioctl_irq_flush(struct sleepy_session *session)
 	return err;
 }
 
+static long sleepy_ioctl_flush(struct sleepy_session *session)
+{
+	long err = -ESRCH;
+
+	mutex_lock(&sleepy_session_lock);
+	if (sleepy_session_is_running(session))
+		err = sleepy_buffer_hand_over(&session->buffer);
+	mutex_unlock(&sleepy_session_lock);
+	return err;
+}
+
 static long sleepy_session_ioctl(struct file *file, unsigned int cmd,
 				 unsigned long arg)
 {
@@ -408,17 +421,20 @@ static long sleepy_session_ioctl(struct file *file, unsigned int cmd,
 		return sleepy_ioctl_info(session, (void __user *)arg);
 	case SLEEPY_IOC_IRQ_FLUSH:
 		return arg ? -EINVAL : sleepy_ioctl_irq_flush(session);
+	case SLEEPY_IOC_FLUSH:
+		return arg ? -EINVAL : sleepy_ioctl_flush(session);
 	default:
 		return -ENOTTY;
 	}
 }
 
 #ifdef CONFIG_COMPAT
-/* SLEEPY_IOC_CPU_BUFFER and _IRQ_FLUSH take a number, not a pointer. */
+/* SLEEPY_IOC_CPU_BUFFER, _IRQ_FLUSH and _FLUSH take a number, not a pointer. */
 static long sleepy_session_compat_ioctl(struct file *file, unsigned int cmd,
 					unsigned long arg)
 {
-	if (cmd == SLEEPY_IOC_CPU_BUFFER || cmd == SLEEPY_IOC_IRQ_FLUSH)
+	if (cmd == SLEEPY_IOC_CPU_BUFFER || cmd == SLEEPY_IOC_IRQ_FLUSH ||
+	    cmd == SLEEPY_IOC_FLUSH)
 		return sleepy_session_ioctl(file, cmd, arg);
 	return compat_ptr_ioctl(file, cmd, arg);
 }

@@ -120,6 +120,7 @@ int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size);
 size_t sleepy_buffer_max_record(size_t size);
 void sleepy_buffer_close(struct sleepy_buffer *buffer);
 void sleepy_buffer_flush(struct sleepy_buffer *buffer);
+int sleepy_buffer_hand_over(struct sleepy_buffer *buffer);
 bool sleepy_buffer_write(struct sleepy_buffer *buffer, void *record,
 			 enum sleepy_record_type type, size_t size);
 bool sleepy_buffer_try_write(struct sleepy_buffer *buffer, void *record,

@@ -134,12 +134,20 @@ struct sleepy_session_info {
  * intervals.  EINVAL if the session has no histograms (SLEEPY_FLAG_IRQ),
  * ESRCH once it is stopped.  What a full buffer cannot take is kept for
  * the next flush or the stop, never lost.
+ *
+ * SLEEPY_IOC_FLUSH: hands every CPU's partly filled sub-buffer to its
+ * reader now, so that a reader that drains after the call has every
+ * record written before it (a continuous profiler cutting the stream into
+ * intervals).  EAGAIN if a CPU's buffer had no free sub-buffer (its reader
+ * is behind): drain and call again; ESRCH once stopped (the stop hands
+ * everything over).  The argument must be 0.
  */
 #define SLEEPY_IOC_MAGIC		0xB9
 #define SLEEPY_IOC_CPU_BUFFER		_IO(SLEEPY_IOC_MAGIC, 1)
 #define SLEEPY_IOC_CPU_COUNTERS		_IOWR(SLEEPY_IOC_MAGIC, 2, struct sleepy_cpu_counters)
 #define SLEEPY_IOC_SESSION_INFO		_IOR(SLEEPY_IOC_MAGIC, 3, struct sleepy_session_info)
 #define SLEEPY_IOC_IRQ_FLUSH		_IO(SLEEPY_IOC_MAGIC, 4)
+#define SLEEPY_IOC_FLUSH		_IO(SLEEPY_IOC_MAGIC, 5)
 
 enum sleepy_record_type {
 	SLEEPY_REC_SAMPLE	= 1,	/* struct sleepy_sample */

@@ -201,6 +201,76 @@ TEST_F(sleepy, samples_match_counters)
 	free(s.records);
 }
 
+/* Samples in @s taken before @ns, and in all. */
+static uint64_t samples_before(struct stream *s, uint64_t ns, uint64_t *all)
+{
+	struct sleepy_record_header *r;
+	uint64_t n = 0;
+
+	*all = 0;
+	for_each_record(s, r) {
+		if (r->type != SLEEPY_REC_SAMPLE)
+			continue;
+		++*all;
+		n += ((struct sleepy_sample *)r)->time_ns < ns;
+	}
+	return n;
+}
+
+/*
+ * SLEEPY_IOC_FLUSH hands the partly filled sub-buffers over while the
+ * session runs: a drain after it has every sample taken before it, so
+ * what the stop leaves holds none of those.  Far less than a sub-buffer
+ * is written, so without it the first drain would find nothing.  A
+ * buffer nobody reads fills up: the hand-over says EAGAIN until it is
+ * drained.  Refused with an argument, and once stopped.
+ */
+TEST_F(sleepy, flush_hands_over_while_running)
+{
+	uint64_t before_flush, early, all;
+	int fds[MAX_CPUS];
+	struct stream s;
+
+	self->attr.frequency = 1000;
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_LT(0, open_buffers(self->fd, fds));
+	spin(100);
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SLEEPY_IOC_FLUSH, 1));
+	before_flush = now_ns();
+	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_FLUSH, 0));
+	memset(&s, 0, sizeof(s));
+	ASSERT_EQ(0, read_buffers(fds, &s));
+	early = samples_before(&s, before_flush, &all);
+	EXPECT_LT(10, early)
+		TH_LOG("%llu samples of 100 ms at 1 kHz handed over",
+		       (unsigned long long)early);
+	free(s.records);
+
+	spin(100);
+	ASSERT_EQ(0, sys_stop(0));
+	EXPECT_ERRNO(ESRCH, ioctl(self->fd, SLEEPY_IOC_FLUSH, 0));
+	memset(&s, 0, sizeof(s));
+	ASSERT_EQ(0, read_buffers(fds, &s));
+	EXPECT_EQ(0, samples_before(&s, before_flush, &all))
+		TH_LOG("samples from before the hand-over left for the stop");
+	EXPECT_LT(10, all);
+	free(s.records);
+	close_buffers(fds);
+
+	self->attr.frequency = 10000;
+	self->attr.buffer_size = SLEEPY_MIN_BUFFER_SIZE;
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_LT(0, open_buffers(self->fd, fds));
+	spin(500);
+	EXPECT_ERRNO(EAGAIN, ioctl(self->fd, SLEEPY_IOC_FLUSH, 0));
+	memset(&s, 0, sizeof(s));
+	ASSERT_EQ(0, read_buffers(fds, &s));
+	EXPECT_EQ(0, ioctl(self->fd, SLEEPY_IOC_FLUSH, 0));
+	free(s.records);
+	ASSERT_EQ(0, sys_stop(0));
+	close_buffers(fds);
+}
+
 /* A tiny buffer nobody reads: drops are counted, kept samples match. */
 TEST_F(sleepy, drops_counted_without_reader)
 {

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy-agent: profile the whole system continuously, one pprof profile
+ * per interval into a directory, for sleepy.service.
+ *
+ * The drainer writes the session's records into a pipe; at each interval
+ * boundary it cuts the stream (the kernel hands every CPU's records over
+ * first, SLEEPY_IOC_FLUSH), so every sample lands in exactly one interval.
+ * The records are aggregated as they come, into one profile that keeps
+ * the processes and mappings from one interval to the next; at a cut the
+ * interval's samples are written as DIR/sleepy-TIME.pb.gz (to a temporary
+ * name first, then renamed: readers never see half a file) and forgotten.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/options.h"
+#include "lib/pprof.h"
+#include "lib/profile.h"
+#include "lib/recording.h"
+#include "lib/session.h"
+#include "lib/symbols.h"
+
+static const char usage[] =
+"USAGE: sleepy-agent [-F HZ] [-k] [-g [--max-stack N]] [-b SIZE]\n"
+"                    [-i SEC] [-d DIR] [-s SIZE]\n"
+"\n"
+"Profile every process on every CPU until stopped (SIGTERM or SIGINT), and\n"
+"write one pprof profile per interval into DIR, named by the interval's\n"
+"start (sleepy-YYYYMMDDTHHMMSSZ.pb.gz, UTC); intervals end on multiples of\n"
+"SEC in wall-clock time.  The oldest profiles are deleted once they take\n"
+"more than SIZE together.  At the stop the interval in progress is written\n"
+"too.  This is what sleepy.service runs; go tool pprof, sleepy-parse DIR,\n"
+"or a Pyroscope or Parca uploader read the files.\n"
+"\n"
+"EXAMPLES:\n"
+"    sleepy-agent                      # 49 Hz, 60 s profiles in /var/lib/sleepy\n"
+"    sleepy-agent -F 99 -g -k -i 10 -d /tmp/prof -s 10M\n"
+"\n"
+"OPTIONS:\n"
+"    -F, --frequency HZ   samples per second and CPU (1.."
+			SLEEPY_STR(SLEEPY_MAX_FREQUENCY) ", default 49)\n"
+"    -k, --kernel         record kernel instruction pointers too\n"
+"    -g, --call-graph     record call stacks (frame pointers; with -k the\n"
+"                         kernel stack too)\n"
+"        --max-stack N    with -g, frames kept per stack\n"
+"    -b, --buffer SIZE    kernel buffer per CPU, e.g. 256K, 4M (default 1M)\n"
+"    -i, --interval SEC   seconds per profile (1..86400, default 60)\n"
+"    -d, --dir DIR        where the profiles go (default /var/lib/sleepy)\n"
+"    -s, --max-size SIZE  most bytes the profiles take together, e.g. 500M\n"
+"                         (default 100M; 0: no limit)\n"
+"    -h, --help           show this help\n"
+"    -V, --version        show the version\n"
+"\n"
+"Exit status: 0 stopped after writing every profile, 1 profiling failed or\n"
+"a profile could not be written (each said on stderr), 2 bad usage.\n";
+
+struct agent_options {
+	struct sleepy_attr attr;
+	uint64_t interval_ns;
+	const char *dir;
+	uint64_t max_size;
+};
+
+struct agent {
+	const struct agent_options *opts;
+	struct sleepy_profile profile;
+	struct sleepy_report_options report;
+	struct sleepy_dsos dsos;
+	struct sleepy_file_header header;
+	int64_t wall_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	uint64_t interval_start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t sample_start_ns;	/* when the session began sampling */
+	/* The file header, then the bytes of the stream not yet taken. */
+	unsigned char *buf;
+	size_t used, size;
+	uint64_t profiles, samples_written, failed;
+	uint64_t walk_apps, walk_mappings;	/* announced before sampling */
+	bool walk_said;
+	struct sleepy_cpu_stats totals;	/* the trailer's, summed */
+	bool finished;			/* saw the trailer's END */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int bad(const char *what, const char *value)
+{
+	fprintf(stderr, "sleepy-agent: invalid %s '%s' (see --help)\n", what,
+		value);
+	return SLEEPY_EXIT_USAGE;
+}
+
+static int parse_args(struct agent_options *opts, int argc, char **argv)
+{
+	enum { OPT_MAX_STACK = 256 };
+	static const struct option longopts[] = {
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "buffer", required_argument, NULL, 'b' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "max-size", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	uint64_t value;
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->attr.size = sizeof(opts->attr);
+	opts->attr.frequency = 49;
+	opts->interval_ns = 60 * 1000000000ULL;
+	opts->dir = "/var/lib/sleepy";
+	opts->max_size = 100 << 20;
+	while ((c = getopt_long(argc, argv, "F:kgb:i:d:s:hV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > SLEEPY_MAX_FREQUENCY)
+				return bad("frequency", optarg);
+			opts->attr.frequency = value;
+			break;
+		case 'k':
+			opts->attr.flags |= SLEEPY_FLAG_KERNEL;
+			break;
+		case 'g':
+			opts->attr.flags |= SLEEPY_FLAG_CALLCHAIN;
+			break;
+		case OPT_MAX_STACK:
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > UINT32_MAX)
+				return bad("stack depth", optarg);
+			opts->attr.max_stack = value;
+			break;
+		case 'b':
+			if (!sleepy_parse_size(optarg, &value) ||
+			    value < SLEEPY_MIN_BUFFER_SIZE ||
+			    value > SLEEPY_MAX_BUFFER_SIZE || value % 4096)
+				return bad("buffer size (multiple of 4K, 8K..256M)",
+					   optarg);
+			opts->attr.buffer_size = value;
+			break;
+		case 'i':
+			if (!sleepy_parse_u64(optarg, &value) || !value ||
+			    value > 86400)
+				return bad("interval (1..86400 s)", optarg);
+			opts->interval_ns = value * 1000000000ULL;
+			break;
+		case 'd':
+			if (!*optarg)
+				return bad("directory", optarg);
+			opts->dir = optarg;
+			break;
+		case 's':
+			if (!sleepy_parse_size(optarg, &value))
+				return bad("size", optarg);
+			opts->max_size = value;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return SLEEPY_EXIT_OK;
+		case 'V':
+			sleepy_print_version("sleepy-agent");
+			return SLEEPY_EXIT_OK;
+		default:
+			return SLEEPY_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "sleepy-agent: unexpected argument '%s' (see --help)\n",
+			argv[optind]);
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (opts->attr.max_stack && !(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN)) {
+		fprintf(stderr, "sleepy-agent: --max-stack needs -g\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	return -1;
+}
+
+static bool is_profile_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(name, "sleepy-", 7) && len > 13 &&
+	       !strcmp(name + len - 6, ".pb.gz");
+}
+
+/* Deletes the oldest profiles while they take more than the cap. */
+static void rotate(const struct agent_options *opts)
+{
+	struct dirent **names;
+	uint64_t *sizes, total = 0;
+	int n, i;
+
+	if (!opts->max_size)
+		return;
+	/* Oldest first: the names sort by time. */
+	n = scandir(opts->dir, &names, NULL, alphasort);
+	if (n < 0)
+		return;
+	sizes = calloc(n + 1, sizeof(*sizes));
+	for (i = 0; sizes && i < n; i++) {
+		struct stat st;
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", opts->dir, names[i]->d_name);
+		if (is_profile_name(names[i]->d_name) && !stat(path, &st))
+			total += sizes[i] = st.st_blocks * 512ULL;
+	}
+	/* The newest stays, whatever its size. */
+	for (i = 0; sizes && i < n - 1 && total > opts->max_size; i++) {
+		char path[4096];
+
+		if (!sizes[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", opts->dir, names[i]->d_name);
+		if (!unlink(path))
+			total -= sizes[i];
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(sizes);
+}
+
+/* Writes the interval that ended at @end_ns and starts the next one. */
+static void end_interval(struct agent *a, uint64_t end_ns)
+{
+	char name[64], path[4096], tmp[4200];
+	time_t start = (a->interval_start_ns + a->wall_offset_ns) / 1000000000LL;
+	struct tm tm;
+	struct stat st;
+	int suffix;
+
+	gmtime_r(&start, &tm);
+	strftime(name, sizeof(name), "sleepy-%Y%m%dT%H%M%SZ", &tm);
+	snprintf(path, sizeof(path), "%s/%s.pb.gz", a->opts->dir, name);
+	/* A restart within the second that began the last interval. */
+	for (suffix = 2; !stat(path, &st) && suffix < 100; suffix++)
+		snprintf(path, sizeof(path), "%s/%s-%d.pb.gz", a->opts->dir,
+			 name, suffix);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", a->opts->dir, name);
+
+	if (sleepy_pprof_write_interval(tmp, &a->report, &a->profile,
+					a->header.frequency,
+					a->interval_start_ns + a->wall_offset_ns,
+					end_ns - a->interval_start_ns) ||
+	    rename(tmp, path)) {
+		fprintf(stderr, "sleepy-agent: %s: not written (%s); its %" PRIu64
+			" samples are lost\n", path, strerror(errno),
+			a->profile.samples);
+		unlink(tmp);
+		a->failed++;
+	} else {
+		a->profiles++;
+		a->samples_written += a->profile.samples;
+		rotate(a->opts);
+	}
+	if (!a->walk_said) {
+		printf("sleepy-agent: the start walk announced %" PRIu64
+		       " processes and %" PRIu64 " mappings\n",
+		       a->walk_apps, a->walk_mappings);
+		fflush(stdout);
+		a->walk_said = true;
+	}
+	sleepy_profile_next_interval(&a->profile);
+	a->interval_start_ns = end_ns;
+}
+
+static void take_record(struct agent *a, const struct sleepy_record_header *r)
+{
+	struct sleepy_cpu_stats stats;
+
+	switch (r->type) {
+	case SLEEPY_REC_CUT:
+		end_interval(a, ((const struct sleepy_cut *)r)->time_ns);
+		return;
+	case SLEEPY_REC_APP_START:
+		a->walk_apps += ((const struct sleepy_app_start *)r)->time_ns <
+				a->sample_start_ns;
+		break;
+	case SLEEPY_REC_MMAP:
+		a->walk_mappings += ((const struct sleepy_mmap *)r)->time_ns <
+				    a->sample_start_ns;
+		break;
+	case SLEEPY_REC_CPU_STATS:
+		sleepy_cpu_stats_read(r, &stats);
+		a->totals.samples += stats.samples;
+		a->totals.dropped += stats.dropped;
+		a->totals.missed += stats.missed;
+		break;
+	case SLEEPY_REC_END:
+		a->finished = true;
+		break;
+	}
+	sleepy_profile_add(&a->profile, r);
+}
+
+/*
+ * Takes the whole records of the bytes read so far; the rest waits for
+ * the next read.  -1 if the stream is damaged.
+ */
+static int take_records(struct agent *a)
+{
+	const struct sleepy_record_header *r;
+	struct sleepy_recording rec;
+	size_t whole = sizeof(a->header), left;
+
+	while (a->used - whole >= sizeof(*r)) {
+		r = (const void *)(a->buf + whole);
+		if (r->size < sizeof(*r) || r->size > a->used - whole)
+			break;
+		whole += r->size;
+	}
+	if (sleepy_recording_open_mem(&rec, a->buf, whole)) {
+		fprintf(stderr, "sleepy-agent: %s\n", rec.error);
+		return -1;
+	}
+	while ((r = sleepy_recording_next(&rec)))
+		take_record(a, r);
+	if (rec.error[0]) {
+		fprintf(stderr, "sleepy-agent: the stream is damaged: %s\n",
+			rec.error);
+		sleepy_recording_close(&rec);
+		return -1;
+	}
+	sleepy_recording_close(&rec);
+	left = a->used - whole;
+	memmove(a->buf + sizeof(a->header), a->buf + whole, left);
+	a->used = sizeof(a->header) + left;
+	return 0;
+}
+
+/* Reads what the pipe holds; 1 at its end, -1 on an error. */
+static int read_stream(struct agent *a, int fd)
+{
+	ssize_t n;
+
+	if (a->size - a->used < 65536) {
+		a->size = a->size * 2;
+		a->buf = sleepy_xrealloc(a->buf, a->size);
+	}
+	n = read(fd, a->buf + a->used, a->size - a->used);
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	if (!n)
+		return 1;
+	a->used += n;
+	return take_records(a);
+}
+
+/* The next multiple of the interval in wall-clock time, as monotonic. */
+static uint64_t next_boundary(const struct agent *a, uint64_t now)
+{
+	uint64_t wall = now + a->wall_offset_ns, step = a->opts->interval_ns;
+
+	return (wall / step + 1) * step - a->wall_offset_ns;
+}
+
+static int run(struct agent *a, int stream, pid_t drainer)
+{
+	uint64_t boundary = next_boundary(a, a->interval_start_ns);
+	bool stopping = false;
+	int ret;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = stream, .events = POLLIN };
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		int timeout = -1;
+
+		if (stop_requested && !stopping) {
+			int err = sleepy_sys_stop(0);
+
+			if (err)
+				fprintf(stderr, "sleepy-agent: %s\n",
+					sleepy_explain("sleepy_stop", err));
+			kill(drainer, SIGUSR1);
+			stopping = true;
+		}
+		if (!stopping) {
+			if (now >= boundary) {
+				if (sleepy_session_cut(drainer))
+					return -1;
+				boundary = next_boundary(a, now);
+			}
+			timeout = (boundary - now) / 1000000 + 1;
+		}
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			perror("sleepy-agent: poll");
+			return -1;
+		}
+		if (!pfd.revents)
+			continue;
+		ret = read_stream(a, stream);
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			return 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct agent_options opts;
+	struct agent a = { .opts = &opts };
+	int stream[2], status, ret;
+	uint64_t start_ns;
+	pid_t drainer;
+
+	ret = parse_args(&opts, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (mkdir(opts.dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "sleepy-agent: cannot create %s: %s\n", opts.dir,
+			strerror(errno));
+		return SLEEPY_EXIT_ERROR;
+	}
+	if (access(opts.dir, W_OK | X_OK)) {
+		fprintf(stderr, "sleepy-agent: cannot write into %s: %s\n",
+			opts.dir, strerror(errno));
+		return SLEEPY_EXIT_ERROR;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	if (pipe2(stream, O_CLOEXEC)) {
+		perror("sleepy-agent: pipe");
+		return SLEEPY_EXIT_ERROR;
+	}
+	/* Room for bursts while a profile is written: best effort. */
+	fcntl(stream[1], F_SETPIPE_SZ, 1 << 20);
+
+	sleepy_profile_init(&a.profile);
+	a.profile.by_tid = true;
+	sleepy_dsos_init(&a.dsos, NULL, stderr);
+	a.report.dsos = &a.dsos;
+	a.size = 1 << 20;
+	a.buf = sleepy_xrealloc(NULL, a.size);
+
+	drainer = sleepy_session_begin_stream(&opts.attr, stream[1], &start_ns);
+	close(stream[1]);
+	if (drainer < 0)
+		return SLEEPY_EXIT_ERROR;
+	a.sample_start_ns = a.interval_start_ns = start_ns;
+	a.wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	sleepy_file_header_init(&a.header, &opts.attr,
+				sysconf(_SC_NPROCESSORS_CONF), start_ns);
+	memcpy(a.buf, &a.header, sizeof(a.header));
+	a.used = sizeof(a.header);
+	printf("sleepy-agent: sampling every CPU at %u Hz; a profile every %" PRIu64
+	       " s into %s\n", opts.attr.frequency, (uint64_t)(opts.interval_ns / 1000000000U),
+	       opts.dir);
+	fflush(stdout);
+
+	ret = run(&a, stream[0], drainer);
+	if (ret) {
+		sleepy_sys_stop(0);
+		kill(drainer, SIGUSR1);
+	}
+	while (waitpid(drainer, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status) || !a.finished)) {
+		fprintf(stderr, "sleepy-agent: the drainer failed; the last interval is incomplete\n");
+		ret = -1;
+	}
+	/* The interval in progress, up to the stop. */
+	end_interval(&a, a.profile.end_ns ?: clock_ns(CLOCK_MONOTONIC));
+	printf("sleepy-agent: stopped: %" PRIu64 " profiles with %" PRIu64
+	       " samples, %" PRIu64 " samples counted by the kernel, %" PRIu64
+	       " dropped, %" PRIu64 " periods missed, %" PRIu64
+	       " profiles not written\n", a.profiles, a.samples_written,
+	       a.totals.samples, a.totals.dropped, a.totals.missed, a.failed);
+	sleepy_dsos_free(&a.dsos);
+	sleepy_profile_free(&a.profile);
+	free(a.buf);
+	return ret || a.failed ? SLEEPY_EXIT_ERROR : SLEEPY_EXIT_OK;
+}
