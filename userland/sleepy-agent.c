@@ -273,6 +273,8 @@ static void end_interval(struct agent *a, uint64_t end_ns)
 			 name, suffix);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", a->opts->dir, name);
 
+	a->dsos.vdso = a->profile.vdso;
+	a->dsos.vdso_size = a->profile.vdso_size;
 	if (sleepy_pprof_write_interval(tmp, &a->report, &a->profile,
 					a->header.frequency,
 					a->interval_start_ns + a->wall_offset_ns,

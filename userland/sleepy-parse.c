@@ -617,6 +617,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	sleepy_dsos_init(&dsos, opts.symfs, stderr);
+	dsos.vdso = profile.vdso;
+	dsos.vdso_size = profile.vdso_size;
 	opts.report.dsos = &dsos;
 	if (opts.pprof) {
 		if (sleepy_pprof_write(opts.pprof, &opts.report, &profile, &rec))

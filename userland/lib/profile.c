@@ -292,6 +292,8 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	profile->mappings = NULL;
 	profile->nmappings = profile->mappings_size = 0;
 	sleepy_ksyms_free(&profile->ksyms);
+	free(profile->vdso);
+	profile->vdso = NULL;
 	if (profile->sched) {
 		sleepy_sched_free(profile->sched);
 		free(profile->sched);
@@ -591,6 +593,12 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		break;
 	case SLEEPY_REC_MMAP:
 		add_mmap(profile, (const void *)record);
+		break;
+	case SLEEPY_REC_VDSO:
+		free(profile->vdso);
+		profile->vdso_size = record->size - sizeof(*record);
+		profile->vdso = sleepy_xrealloc(NULL, profile->vdso_size);
+		memcpy(profile->vdso, record + 1, profile->vdso_size);
 		break;
 	case SLEEPY_REC_KERNEL_SYMBOLS:
 		sleepy_ksyms_add_text(&profile->ksyms,

@@ -140,6 +140,8 @@ struct sleepy_profile {
 	bool mappings_indexed;
 	struct sleepy_table paths;	/* the mappings' paths: char * */
 	struct sleepy_ksyms ksyms;	/* the kernel functions kept */
+	void *vdso;			/* the recording's vDSO image, or NULL */
+	size_t vdso_size;
 	struct sleepy_table stacks;	/* struct sleepy_stack, with -g */
 	unsigned int max_frames;	/* most frames of any stack */
 	uint64_t stack_samples;		/* samples with stacks */

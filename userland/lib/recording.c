@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -292,6 +293,21 @@ int sleepy_write_all(int fd, const void *buf, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+int sleepy_vdso_write(int fd)
+{
+	const Elf64_Ehdr *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+
+	if (!ehdr || memcmp(ehdr->e_ident, ELFMAG, SELFMAG) ||
+	    ehdr->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	/* The whole file is mapped; its section headers come last. */
+	size = ehdr->e_shoff + (size_t)ehdr->e_shnum * ehdr->e_shentsize;
+	if (size >= SLEEPY_TEXT_MAX)
+		return 0;
+	return sleepy_text_write(fd, SLEEPY_REC_VDSO, (const char *)ehdr, size);
 }
 
 int sleepy_text_write(int fd, uint32_t type, const char *text, size_t len)

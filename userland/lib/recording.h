@@ -47,6 +47,7 @@ enum sleepy_file_record_type {
 	SLEEPY_REC_INTERRUPTS	= SLEEPY_REC_FIRST_USER + 2, /* sleepy_text */
 	SLEEPY_REC_KERNEL_SYMBOLS = SLEEPY_REC_FIRST_USER + 3, /* sleepy_text */
 	SLEEPY_REC_CUT		= SLEEPY_REC_FIRST_USER + 4, /* sleepy_cut */
+	SLEEPY_REC_VDSO		= SLEEPY_REC_FIRST_USER + 5, /* sleepy_text */
 };
 
 /*
@@ -68,7 +69,10 @@ struct sleepy_cut {
  * the IRQs), cut at a line to fit; SLEEPY_REC_KERNEL_SYMBOLS (any number)
  * hold the kernel functions the records' kernel IPs fall in, one
  * "start end name" line each (hex addresses, end exclusive; see ksyms.h).
- * NUL padded to a multiple of 8 bytes.
+ * NUL padded to a multiple of 8 bytes.  SLEEPY_REC_VDSO holds no text but
+ * the image of the vDSO of the machine that recorded (the drainer's own:
+ * one kernel, one 64-bit vDSO), so that samples in "[vdso]" mappings are
+ * named wherever the recording is read.
  */
 struct sleepy_text {
 	struct sleepy_record_header header;
@@ -122,6 +126,11 @@ void sleepy_file_header_init(struct sleepy_file_header *header,
 int sleepy_write_all(int fd, const void *buf, size_t len);
 /* Writes @len bytes of @text (less than SLEEPY_TEXT_MAX) as a @type record. */
 int sleepy_text_write(int fd, uint32_t type, const char *text, size_t len);
+/*
+ * Writes this process's vDSO image as a SLEEPY_REC_VDSO record; nothing if
+ * it has none or it does not fit a record.  -1 only if writing failed.
+ */
+int sleepy_vdso_write(int fd);
 
 /* A recording in memory: a file mapped read-only, or the caller's buffer. */
 struct sleepy_recording {

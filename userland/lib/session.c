@@ -517,6 +517,11 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	signal(SIGHUP, SIG_IGN);
 	/* A reader of the stream that is gone is a write error, not a kill. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Before any sample: the agent names [vdso] samples as they come. */
+	if (sleepy_vdso_write(d->out)) {
+		perror("sleepy drainer: writing the vDSO");
+		return 1;
+	}
 	sleepy_write_all(ready_fd, "r", 1);
 	close(ready_fd);
 	d->next_flush_ns = monotonic_ns() + d->irq_interval_ns;

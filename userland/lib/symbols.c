@@ -396,26 +396,20 @@ static int read_debug_functions(struct sleepy_dsos *dsos,
 	return ret;
 }
 
-/* Reads what the lookup needs of @dso->path; -1 with a message in @error. */
-static int dso_load(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+/* Reads what the lookup needs of @dso from @elf; -1 with a message in @error. */
+static int dso_read(struct sleepy_dsos *dsos, struct sleepy_dso *dso, Elf *elf,
 		    char *error, size_t error_size)
 {
-	GElf_Ehdr ehdr;
 	size_t n, i;
-	int fd, ret = -1;
-	Elf *elf;
 
-	elf = open_elf(dso->path, &fd, &ehdr, error, error_size);
-	if (!elf)
-		return -1;
 	if (elf_getphdrnum(elf, &n)) {
 		snprintf(error, error_size, "%s: bad program headers", dso->path);
-		goto out;
+		return -1;
 	}
 	dso->loads = calloc(n + 1, sizeof(*dso->loads));
 	if (!dso->loads) {
 		snprintf(error, error_size, "%s: out of memory", dso->path);
-		goto out;
+		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		GElf_Phdr phdr;
@@ -435,22 +429,57 @@ static int dso_load(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
 	    (!dso->symbols.count &&
 	     read_functions(&dso->symbols, elf, SHT_DYNSYM, true))) {
 		snprintf(error, error_size, "%s: bad symbol table", dso->path);
-		goto out;
+		return -1;
 	}
 	if (!dso->symbols.count) {
 		snprintf(error, error_size, "%s: no function symbols", dso->path);
-		goto out;
+		return -1;
 	}
 	if (read_plt(&dso->symbols, elf)) {
 		snprintf(error, error_size, "%s: out of memory", dso->path);
-		goto out;
+		return -1;
 	}
 	qsort(dso->symbols.syms, dso->symbols.count,
 	      sizeof(*dso->symbols.syms), cmp_syms);
-	ret = 0;
-out:
+	return 0;
+}
+
+/* Reads what the lookup needs of @dso->path; -1 with a message in @error. */
+static int dso_load(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+		    char *error, size_t error_size)
+{
+	GElf_Ehdr ehdr;
+	int fd, ret;
+	Elf *elf;
+
+	elf = open_elf(dso->path, &fd, &ehdr, error, error_size);
+	if (!elf)
+		return -1;
+	ret = dso_read(dsos, dso, elf, error, error_size);
 	elf_end(elf);
 	close(fd);
+	return ret;
+}
+
+/*
+ * The vDSO from the recording's image of it; -1 with a message in @error.
+ * libelf reads it in place: the image outlives the dsos (the profile's).
+ */
+static int dso_load_vdso(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+			 char *error, size_t error_size)
+{
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)dsos->vdso, dsos->vdso_size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		snprintf(error, error_size, "[vdso]: the recording's image is no ELF file");
+		elf_end(elf);
+		return -1;
+	}
+	ret = dso_read(dsos, dso, elf, error, error_size);
+	elf_end(elf);
 	return ret;
 }
 
@@ -491,6 +520,12 @@ static void dso_open(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
 	dso->path = malloc(size);
 	if (!dso->path) {
 		snprintf(error, sizeof(error), "%s: out of memory", recorded);
+	} else if (recorded[0] == '[') {
+		/* No file: of such mappings the recording has the vDSO's image. */
+		snprintf(dso->path, size, "%s", recorded);
+		if (strcmp(recorded, "[vdso]") || !dsos->vdso)
+			return;
+		dso->usable = !dso_load_vdso(dsos, dso, error, sizeof(error));
 	} else if (recorded[0] != '/' || (flags & SLEEPY_MMAP_PATH_TRUNCATED)) {
 		/* A relative or cut path would name another file. */
 		snprintf(error, sizeof(error),

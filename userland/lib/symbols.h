@@ -49,6 +49,9 @@ const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *sym
 struct sleepy_dsos {
 	const char *symfs;	/* prefix of the recorded paths, or NULL */
 	FILE *warnings;
+	/* The recording's vDSO image (SLEEPY_REC_VDSO), for "[vdso]"; or NULL. */
+	const void *vdso;
+	size_t vdso_size;
 	struct sleepy_table files;	/* path -> struct sleepy_dso */
 };
 

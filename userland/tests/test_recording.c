@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "lib/flamegraph.h"
 #include "lib/callgraph.h"
 #include "lib/folded.h"
+#include "lib/intervals.h"
 #include "lib/ksyms.h"
 #include "lib/irq.h"
 #include "lib/recording.h"
@@ -43,7 +45,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 109
+#define PLANNED_TESTS 116
 
 static int failures, tests;
 
@@ -2513,6 +2515,214 @@ static void test_sort_cpu(void)
 	free(b.data);
 }
 
+static void put_exit(struct builder *b, uint32_t appid, uint64_t time)
+{
+	struct sleepy_app_exit e = {
+		.header = { SLEEPY_REC_APP_EXIT, sizeof(e), 0 },
+		.appid = appid, .time_ns = time,
+	};
+
+	put(b, &e, sizeof(e));
+}
+
+/* Feeds the records of @b (after its header) into @p, as sleepy-agent does. */
+static void take_all(struct builder *b, struct sleepy_profile *p)
+{
+	struct sleepy_recording rec;
+
+	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
+		sleepy_profile_read(p, &rec);
+	sleepy_recording_close(&rec);
+}
+
+/* sleepy-parse DIR's report, as CSV, into a string; NULL if it failed. */
+static char *intervals_csv(const char *dir, int64_t from, int64_t to)
+{
+	struct sleepy_intervals_options o = {
+		.dir = dir, .from_ns = from, .to_ns = to,
+		.format = SLEEPY_FORMAT_CSV,
+	};
+	char *text = NULL;
+	size_t size;
+	FILE *w = open_memstream(&text, &size);
+	int ret = sleepy_intervals_report(w, &o);
+
+	fclose(w);
+	if (ret) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
+ * sleepy-agent's intervals: a profile keeps the processes and mappings
+ * from one interval to the next and forgets only those of processes that
+ * ended with no running descendant; the profiles it writes are read back
+ * by sleepy-parse DIR, whole or by time range.
+ */
+static void test_intervals(void)
+{
+	struct sleepy_report_options opts = {};
+	uint64_t f = (uintptr_t)mapped_function + 1;
+	char dir[] = "/tmp/sleepy-intervals-XXXXXX", path[4200];
+	struct builder one = {}, two = {};
+	struct sleepy_profile p;
+	struct sleepy_dsos dsos;
+	struct file_map exe;
+	char *all, *second;
+	int64_t t;
+	int i;
+
+	if (!find_self_map(f, &exe) || !mkdtemp(dir)) {
+		for (i = 0; i < 5; i++)
+			check(0, "intervals: no test setup");
+		return;
+	}
+	put_header(&one, 2);
+	put_instance(&one, 1, 0, 1000, 1000, "shell", 1);
+	put_mmap(&one, 1, 1000, 1000, 0, &exe, NULL);
+	put_instance(&one, 2, 1, 1001, 1100, "shell", 2);
+	put_instance(&one, 3, 1, 1002, 1200, "gone", 1);
+	for (i = 0; i < 3; i++)
+		put_sample(&one, 1, f, 0, 0);
+	for (i = 0; i < 2; i++)
+		put_sample(&one, 2, f, 1, 0);
+	put_sample(&one, 3, f, 0, 0);
+	put_exit(&one, 1, 5000);
+	put_exit(&one, 3, 5000);
+	put_header(&two, 2);
+	for (i = 0; i < 4; i++)
+		put_sample(&two, 2, f, 1, 0);
+
+	sleepy_profile_init(&p);
+	sleepy_dsos_init(&dsos, NULL, NULL);
+	opts.dsos = &dsos;
+	take_all(&one, &p);
+	snprintf(path, sizeof(path), "%s/sleepy-20261126T100100Z.pb.gz", dir);
+	check(!sleepy_pprof_write_interval(path, &opts, &p, 1000,
+					   1000000000000LL, 60000000000ULL),
+	      "intervals: the first interval's profile written");
+	sleepy_profile_next_interval(&p);
+	check(p.samples == 0 && p.apps.used == 2 && p.nmappings == 1 &&
+	      sleepy_table_find(&p.apps, 1, NULL, NULL) &&
+	      !sleepy_table_find(&p.apps, 3, NULL, NULL),
+	      "intervals: samples forgotten; the ended parent of a running child kept with its mapping, the ended childless one gone (%zu apps, %zu mappings)",
+	      p.apps.used, p.nmappings);
+	take_all(&two, &p);
+	snprintf(path, sizeof(path), "%s/sleepy-20261126T100200Z.pb.gz", dir);
+	sleepy_pprof_write_interval(path, &opts, &p, 1000, 1060000000000LL,
+				    60000000000ULL);
+	all = intervals_csv(dir, INT64_MIN, INT64_MAX);
+	second = intervals_csv(dir, 1070000000000LL, INT64_MAX);
+	check(all && strstr(all, "by_app,shell#2,1001,,,,6,60.0000,\n") &&
+	      strstr(all, "by_app,shell#1,1000,,,,3,30.0000,\n") &&
+	      strstr(all, "by_function,shell#2,1001,,,mapped_function,6,60.0000,/"),
+	      "intervals: sleepy-parse DIR sums both profiles; the child's samples of the second named through its ended parent's mapping");
+	check(second && strstr(second, "by_app,shell#2,1001,,,,4,100.0000,\n") &&
+	      !strstr(second, "shell#1") &&
+	      !intervals_csv(dir, 2000000000000LL, INT64_MAX),
+	      "intervals: --from takes the profiles whose interval overlaps; none in range is an error");
+	check(sleepy_parse_wall_time("@1060", &t) && t == 1060000000000LL &&
+	      sleepy_parse_wall_time("2026-11-26 10:02", &t) &&
+	      sleepy_parse_wall_time("2026-11-26T10:02:30", &t) &&
+	      sleepy_parse_wall_time("10:02", &t) &&
+	      !sleepy_parse_wall_time("10:61", &t) &&
+	      !sleepy_parse_wall_time("yesterday", &t) &&
+	      !sleepy_parse_wall_time("@-5", &t),
+	      "intervals: --from/--to times as journalctl takes them; others refused");
+	free(all);
+	free(second);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sleepy-20261126T100100Z.pb.gz", dir);
+	unlink(path);
+	rmdir(dir);
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	free(one.data);
+	free(two.data);
+}
+
+/* The address of the function @name in this process's vDSO; 0 if none. */
+static uint64_t vdso_function(const char *name)
+{
+	const Elf64_Ehdr *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
+	uint64_t addr = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (!ehdr)
+		return 0;
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)ehdr, ehdr->e_shoff +
+			 (size_t)ehdr->e_shnum * ehdr->e_shentsize);
+	while (elf && !addr && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Shdr shdr;
+		GElf_Sym sym;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNSYM)
+			continue;
+		for (i = 0; data && gelf_getsym(data, i, &sym); i++)
+			if (!strcmp(elf_strptr(elf, shdr.sh_link, sym.st_name), name))
+				addr = (uintptr_t)ehdr + sym.st_value;
+	}
+	elf_end(elf);
+	return addr;
+}
+
+/*
+ * Samples in the vDSO: the drainer keeps its own vDSO's image in the
+ * recording, and a "[vdso]" mapping's IPs are named from it, as perf
+ * names them.
+ */
+static void test_vdso(void)
+{
+	uint64_t ip = vdso_function("__vdso_clock_gettime") + 1;
+	const Elf64_Ehdr *ehdr = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct file_map vdso = { .path = "[vdso]" };
+	char path[] = "/tmp/sleepy-vdso-XXXXXX";
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	unsigned char *image = NULL;
+	struct stat st = {};
+	int fd;
+
+	if (ip == 1 || (fd = mkstemp(path)) < 0) {
+		check(0, "vdso: no vDSO in this process");
+		check(0, "vdso: no vDSO in this process");
+		return;
+	}
+	unlink(path);
+	put_header(&b, 2);
+	check(!sleepy_vdso_write(fd) && !fstat(fd, &st) && st.st_size > 4096 &&
+	      (image = malloc(st.st_size)) && pread(fd, image, st.st_size, 0) == st.st_size,
+	      "vdso: this process's vDSO image written as a record");
+	close(fd);
+	if (image)
+		put(&b, image, st.st_size);
+	free(image);
+	vdso.start = (uintptr_t)ehdr;
+	vdso.end = vdso.start + 8192;
+	put_instance(&b, 1, 0, 1000, 1000, "clock", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &vdso, NULL);
+	put_sample(&b, 1, ip, 0, 0);
+	put_trailer(&b, 1, 0);
+	read_all(&b, &rec, &p);
+	sleepy_dsos_init(&dsos, NULL, stderr);
+	dsos.vdso = p.vdso;
+	dsos.vdso_size = p.vdso_size;
+	check(named(&p, &dsos, 1, ip, "__vdso_clock_gettime", "[vdso]") ||
+	      named(&p, &dsos, 1, ip, "clock_gettime", "[vdso]"),
+	      "vdso: a sample in clock_gettime() named from the recording's image, in [vdso]");
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2546,5 +2756,7 @@ int main(int argc, char **argv)
 	test_call_stacks();
 	test_pprof_stacks();
 	test_pprof_threads();
+	test_intervals();
+	test_vdso();
 	return failures ? 1 : 0;
 }

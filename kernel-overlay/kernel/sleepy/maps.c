@@ -15,6 +15,10 @@
  * section that finds the session, so the allocation they need may sleep;
  * the record is then copied like any other.
  *
+ * The vDSO, an executable mapping of no file that exec installs, is
+ * written like a file mapping, by its name ("[vdso]"), so that the tools
+ * can name the samples in it from their own copy of it.
+ *
  * An exec maps the new image before the exec hook announces it, so those
  * mappings are flagged SLEEPY_MMAP_EXEC and carry no appid: they belong to
  * the next instance announced for their pid.  With a pid filter only the
@@ -36,9 +40,21 @@
 
 #include "sleepy.h"
 
-static bool sleepy_mmap_wanted(const struct vm_area_struct *vma)
+/*
+ * The name of a mapping of no file, as /proc/PID/maps gives it: "[vdso]"
+ * for the vDSO, which exec installs as a special mapping; NULL if none.
+ */
+static const char *sleepy_mmap_special_name(struct vm_area_struct *vma)
 {
-	return (vma->vm_flags & VM_EXEC) && vma->vm_file;
+	if (vma->vm_file || !vma->vm_ops || !vma->vm_ops->name)
+		return NULL;
+	return vma->vm_ops->name(vma);
+}
+
+static bool sleepy_mmap_wanted(struct vm_area_struct *vma)
+{
+	return (vma->vm_flags & VM_EXEC) &&
+	       (vma->vm_file || sleepy_mmap_special_name(vma));
 }
 
 /*
@@ -53,13 +69,20 @@ static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
 			       const struct path *root)
 {
 	struct sleepy_mmap *rec = &scratch->record.rec;
-	const struct inode *inode = file_user_inode(vma->vm_file);
-	char *path = NULL;
+	const char *path = sleepy_mmap_special_name(vma);
+	const struct inode *inode;
 	size_t len;
 	u32 build_id_size;
 
 	static_assert(SLEEPY_BUILD_ID_MAX >= BUILD_ID_SIZE_MAX);
 	memset(&scratch->record, 0, sizeof(scratch->record));
+	rec->start = vma->vm_start;
+	rec->len = vma->vm_end - vma->vm_start;
+	if (path) {
+		len = strnlen(path, SLEEPY_MMAP_PATH_MAX - 1);
+		memcpy(scratch->record.path, path, len);
+		return ALIGN(sizeof(*rec) + len + 1, 8);
+	}
 	if (root)
 		path = __d_path(&vma->vm_file->f_path, root, scratch->path,
 				PATH_MAX);
@@ -75,9 +98,8 @@ static size_t sleepy_mmap_fill(struct sleepy_mmap_scratch *scratch,
 		rec->flags |= SLEEPY_MMAP_PATH_TRUNCATED;
 	}
 	memcpy(scratch->record.path, path, len);
-	rec->start = vma->vm_start;
-	rec->len = vma->vm_end - vma->vm_start;
 	rec->pgoff = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	inode = file_user_inode(vma->vm_file);
 	rec->dev_major = MAJOR(inode->i_sb->s_dev);
 	rec->dev_minor = MINOR(inode->i_sb->s_dev);
 	rec->ino = inode->i_ino;

@@ -467,7 +467,7 @@ struct sleepy_irq_action {
 #define SLEEPY_BUILD_ID_MAX		20
 
 /**
- * struct sleepy_mmap - an executable file mapping of a profiled process,
+ * struct sleepy_mmap - an executable mapping of a profiled process,
  *	announced at the session start for the processes that run then, and
  *	when a process maps one (or mprotect() makes one executable) while
  *	the session runs
@@ -491,7 +491,9 @@ struct sleepy_irq_action {
  * @build_id: the file's ELF build-id (NT_GNU_BUILD_ID)
  * @path: the file's path, NUL-terminated and padded with NULs to the
  *	record's size; at most SLEEPY_MMAP_PATH_MAX bytes, a longer path
- *	keeps its end and sets SLEEPY_MMAP_PATH_TRUNCATED
+ *	keeps its end and sets SLEEPY_MMAP_PATH_TRUNCATED.  An executable
+ *	mapping of no file has the name /proc/PID/maps gives it, in
+ *	brackets ("[vdso]"), with @pgoff, the identity and the build-id 0
  */
 struct sleepy_mmap {
 	struct sleepy_record_header header;
