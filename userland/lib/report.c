@@ -117,11 +117,12 @@ static struct ip_name *name_ips(const struct sleepy_report_options *opts,
 			app = sleepy_profile_app(profile, ips[i]->appid);
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
-		if (ips[i]->in_kernel) {
+		if (ips[i]->in_kernel && !ips[i]->entry_ip) {
 			names[i].function =
 				sleepy_report_kernel_function(profile, ips[i]->ip,
 							      &names[i].dso);
 		} else {
+			/* Without -k, the user function it entered the kernel from. */
 			names[i].function =
 				sleepy_report_function(opts, profile, app,
 						       ips[i]->ip, &names[i].dso);
@@ -188,7 +189,12 @@ static void report_functions(struct sleepy_output *out,
 				    (ips[i]->in_kernel ? "[kernel]" : "[unknown]"),
 			.dso = names[i].dso,
 		};
-		if (!names[i].function && !ips[i]->in_kernel)
+		/* Time in the kernel, whatever function entered it. */
+		if (ips[i]->entry_ip)
+			key = (struct function_count) {
+				.app = app, .function = "[kernel]",
+			};
+		else if (!names[i].function && !ips[i]->in_kernel)
 			key.dso = unknown_ip_dso(opts, profile, app,
 						 ips[i]->ip);
 		count = sleepy_table_get(&table, (uintptr_t)key.function ^

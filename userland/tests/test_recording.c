@@ -45,7 +45,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 116
+#define PLANNED_TESTS 117
 
 static int failures, tests;
 
@@ -2723,6 +2723,47 @@ static void test_vdso(void)
 	free(b.data);
 }
 
+/*
+ * Recorded without -k, a kernel-mode sample's IP is the user one it
+ * entered the kernel from: its by-IP row is named by that function (and
+ * marked [k]); in the report by function it is kernel time.
+ */
+static void test_entry_ip_rows(void)
+{
+	uint64_t f = (uintptr_t)mapped_function + 1;
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	struct file_map exe;
+	char *csv;
+
+	if (!find_self_map(f, &exe)) {
+		check(0, "entry IP rows: no test setup");
+		return;
+	}
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "reader", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &exe, NULL);
+	put_sample(&b, 1, f, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	put_sample(&b, 1, f, 0, SLEEPY_SAMPLE_IN_KERNEL);
+	put_sample(&b, 1, f, 0, 0);
+	put_trailer(&b, 3, 0);
+	read_all(&b, &rec, &p);
+	sleepy_dsos_init(&dsos, NULL, stderr);
+	csv = report(&p, &rec, &dsos, SLEEPY_FORMAT_CSV, NULL);
+	check(csv && lines_with(csv, "by_app_ip,reader#1", ",kernel,mapped_function,2,") == 1 &&
+	      lines_with(csv, "by_app_ip,reader#1", ",user,mapped_function,1,") == 1 &&
+	      lines_with(csv, "by_function,reader#1", ",[kernel],2,") == 1,
+	      "entry IP rows: the kernel-mode row named by the user function it entered from; kernel time by function");
+	if (csv && !lines_with(csv, "by_app_ip", ",kernel,mapped_function,2,"))
+		comment("report", csv);
+	free(csv);
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2758,5 +2799,6 @@ int main(int argc, char **argv)
 	test_pprof_threads();
 	test_intervals();
 	test_vdso();
+	test_entry_ip_rows();
 	return failures ? 1 : 0;
 }
