@@ -65,6 +65,8 @@ userland: headers
 		-o $(U)/sleepy_calltree tests/guest/sleepy_calltree.c
 	@gcc -static -O2 -Wall -Wextra -Werror -pthread \
 		-o $(U)/sleepy_mm_lock tests/guest/sleepy_mm_lock.c
+	@gcc -static -O2 -Wall -Wextra -Werror \
+		-o $(U)/sleepy_clock tests/guest/sleepy_clock.c
 
 initramfs: userland
 	@bash qemu/mkinitramfs.sh $(B)/initramfs.cpio.gz

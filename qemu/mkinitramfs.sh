@@ -19,7 +19,8 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,run,etc,root,sleepy/bin,sleepy/bench,sleepy/guest,sleepy/prog}
 cp /bin/busybox "$root/bin/busybox"
 cp "$top/qemu/init" "$root/init"
-for t in sleepy-start sleepy-stop sleepy-record sleepy-parse sleepy_abi_attack sleepy_sched_load sleepy_calltree sleepy_mm_lock \
+for t in sleepy-start sleepy-stop sleepy-record sleepy-parse sleepy-agent \
+	 sleepy_abi_attack sleepy_sched_load sleepy_calltree sleepy_mm_lock sleepy_clock \
 	 sleepy_test sleepy_process_test sleepy_sample_test sleepy_sched_test \
 	 sleepy_test32 sleepy_process_test32 sleepy_sample_test32 sleepy_sched_test32; do
 	cp "$top/build/userland/$t" "$root/sleepy/bin/"

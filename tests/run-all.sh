@@ -291,7 +291,7 @@ QEMU_EXTRA="$shared_irq_device" \
 guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq \
 	kselftest kselftest-process kselftest-sample kselftest-sched \
 	kselftest-i386 kselftest-i386-process kselftest-i386-sample kselftest-i386-sched \
-	tools accuracy idle drain sched irq stacks abi-attack
+	tools agent accuracy idle drain sched irq stacks abi-attack
 # 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
 	build/kernel-normal/arch/x86/boot/bzImage 180 "kunit.enable=0"

@@ -17,6 +17,7 @@ export SLEEPY_TEST_NO_HOG="a 32-bit busy loop gets almost no timer interrupts un
 kselftest_groups 32
 unset SLEEPY_TEST_NO_HOG
 group tools /sleepy/guest/test-tools.sh
+group agent /sleepy/guest/test-agent.sh
 group accuracy /sleepy/guest/test-accuracy.sh
 group idle /sleepy/guest/test-idle.sh
 group drain /sleepy/guest/test-drain.sh
