@@ -5,7 +5,9 @@
  *
  * The drainer writes the session's records into a pipe; at each interval
  * boundary it cuts the stream (the kernel hands every CPU's records over
- * first, SLEEPY_IOC_FLUSH), so every sample lands in exactly one interval.
+ * first, SLEEPY_IOC_FLUSH), so every sample lands in exactly one interval:
+ * the one its time falls in, but for those taken between a boundary and
+ * the cut, which count for the interval that ends at the boundary.
  * The records are aggregated as they come, into one profile that keeps
  * the processes and mappings from one interval to the next; at a cut the
  * interval's samples are written as DIR/sleepy-TIME.pb.gz (to a temporary
@@ -84,6 +86,13 @@ struct agent {
 	int64_t wall_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	uint64_t interval_start_ns;	/* CLOCK_MONOTONIC */
 	uint64_t sample_start_ns;	/* when the session began sampling */
+	/*
+	 * The boundaries of the cuts asked for and not seen in the stream
+	 * yet, oldest first: an interval ends at its boundary, whatever
+	 * the few milliseconds the drainer took to cut.
+	 */
+	uint64_t cuts[8];
+	unsigned int ncuts;
 	/* The file header, then the bytes of the stream not yet taken. */
 	unsigned char *buf;
 	size_t used, size;
@@ -280,8 +289,10 @@ static void end_interval(struct agent *a, uint64_t end_ns)
 					a->interval_start_ns + a->wall_offset_ns,
 					end_ns - a->interval_start_ns) ||
 	    rename(tmp, path)) {
+		int err = errno;
+
 		fprintf(stderr, "sleepy-agent: %s: not written (%s); its %" PRIu64
-			" samples are lost\n", path, strerror(errno),
+			" samples are lost\n", path, strerror(err),
 			a->profile.samples);
 		unlink(tmp);
 		a->failed++;
@@ -307,7 +318,12 @@ static void take_record(struct agent *a, const struct sleepy_record_header *r)
 
 	switch (r->type) {
 	case SLEEPY_REC_CUT:
-		end_interval(a, ((const struct sleepy_cut *)r)->time_ns);
+		if (!a->ncuts) {
+			end_interval(a, ((const struct sleepy_cut *)r)->time_ns);
+			return;
+		}
+		end_interval(a, a->cuts[0]);
+		memmove(a->cuts, a->cuts + 1, --a->ncuts * sizeof(a->cuts[0]));
 		return;
 	case SLEEPY_REC_APP_START:
 		a->walk_apps += ((const struct sleepy_app_start *)r)->time_ns <
@@ -412,9 +428,11 @@ static int run(struct agent *a, int stream, pid_t drainer)
 			stopping = true;
 		}
 		if (!stopping) {
-			if (now >= boundary) {
+			if (now >= boundary &&
+			    a->ncuts < sizeof(a->cuts) / sizeof(a->cuts[0])) {
 				if (sleepy_session_cut(drainer))
 					return -1;
+				a->cuts[a->ncuts++] = boundary;
 				boundary = next_boundary(a, now);
 			}
 			timeout = (boundary - now) / 1000000 + 1;

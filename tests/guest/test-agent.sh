@@ -33,7 +33,7 @@ sed -n 's/.* \([0-9]*\) profiles with \([0-9]*\) samples, \([0-9]*\) samples cou
 	/tmp/agent.out > /tmp/agent.sum
 read -r written counted dropped < /tmp/agent.sum
 check "no sample lost between intervals: $written in the profiles, $counted counted, $dropped dropped" \
-	[ -n "$written" ] && [ "$written" -gt 500 -a "$written" = "$counted" -a "$dropped" = 0 ]
+	[ "${written:-0}" -gt 500 -a "$written" = "$counted" -a "$dropped" = 0 ]
 sleepy-parse --format json /tmp/prof > /tmp/prof.json; status=$?
 check "sleepy-parse DIR reads them all back: $(json_num /tmp/prof.json samples) samples in $(json_num /tmp/prof.json profiles) profiles" \
 	[ $status = 0 -a "$(json_num /tmp/prof.json samples)" = "$written" -a \
