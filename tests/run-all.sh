@@ -358,6 +358,15 @@ if step "make deb: linux-image, linux-headers and sleepy-tools" "$logs/deb.log" 
 	QEMU_IMAGE=build/image/minimal.img GUEST_INITRD=build/image/minimal.initrd \
 		guest_start image packages build/image/minimal.vmlinuz 900 ""
 	guest_finish image packages
+	# sleepy.service's profiles, in a reader we did not write.
+	profiles=$(ls "$results"/image/profiles/*.pb.gz 2>/dev/null)
+	if [ -n "$profiles" ] &&
+	   timeout 300 go tool pprof -top -sample_index=samples $profiles > "$logs/service-pprof.log" 2>&1 &&
+	   grep -q 'liblzma' "$logs/service-pprof.log"; then
+		result ok "go tool pprof reads sleepy.service's $(wc -w <<< "$profiles") profiles, liblzma among their functions"
+	else
+		result fail "go tool pprof on sleepy.service's profiles (${profiles:-none}; see out/test/service-pprof.log)"
+	fi
 fi
 
 stage "debug kernel (lockdep, KASAN, RCU, atomic-sleep): its guests' results"
