@@ -11,6 +11,12 @@
 #   make deb                             kernel and tools packages in out/deb
 #   make image [IMAGE_VARIANT=minimal]   a Debian bookworm image with them
 #   make shell IMAGE=debian              a root shell in that image
+#   make run IMAGE=debian                Debian's python3, xz, sqlite3 and
+#                                        make -j2 profiled in it (out/workloads)
+#   make deb-debian                      the packages from Debian's own kernel
+#                                        configuration (out/deb-debian)
+#   make test-image                      kselftests and guest scenarios on
+#                                        that kernel in the full image
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -30,7 +36,7 @@ IMAGE ?=
 IMAGE_VARIANT ?= full
 IMG := $(B)/image/$(IMAGE_VARIANT)
 
-.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image clean FORCE
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image test-image clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -71,14 +77,16 @@ userland: headers
 initramfs: userland
 	@bash qemu/mkinitramfs.sh $(B)/initramfs.cpio.gz
 
-run: kernel userland
-	@bash qemu/run.sh
-
 ifeq ($(IMAGE),debian)
+# Debian's own programs profiled in the full image (tests/image/run-workloads.sh).
+run: image
+	@bash qemu/run-image.sh
 shell:
 	@test -f $(IMG).img || { echo "make shell: no $(IMG).img; build it with make image"; exit 1; }
 	@QEMU_IMAGE=$(IMG).img QEMU_MEM=2048 bash qemu/boot.sh $(IMG).vmlinuz $(IMG).initrd shell /dev/null 0
 else
+run: kernel userland
+	@bash qemu/run.sh
 shell: kernel initramfs
 	@bash qemu/boot.sh $(KERNEL) $(B)/initramfs.cpio.gz shell /dev/null 0 "kunit.enable=0"
 endif
@@ -91,6 +99,9 @@ deb: kernel headers
 deb-debian: tree headers
 	@bash scripts/build-kernel.sh debian
 	@bash scripts/make-deb.sh debian
+
+test-image: deb-debian userland
+	@bash tests/image/test-image.sh
 
 image: deb
 	@bash scripts/make-image.sh $(IMAGE_VARIANT)

@@ -3,6 +3,8 @@
 # QEMU, with the packages of make deb installed by apt (their
 # dependencies and maintainer scripts run: initramfs-tools makes the
 # initrd).  Usage: make-image.sh [full|minimal] [base]
+# With IMAGE_KERNEL=debian, the packages of make deb-debian (Debian's own
+# configuration) go in instead, into build/image/VARIANT-debian.img.
 #   full:    what a user profiles and compares with: linux-perf, bpftrace,
 #            bpfcc-tools, python3, xz-utils, sqlite3, gcc and make
 #   minimal: systemd, xz-utils and the tools' libraries (make test)
@@ -18,7 +20,6 @@ variant=${1:-full}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 dir=$top/build/image
 base=$dir/base-$variant
-root=$dir/root-$variant
 
 packages="systemd-sysv udev initramfs-tools zstd kmod procps iproute2 less
 	xz-utils libdw1 libelf1 libprotobuf-c1 zlib1g"
@@ -47,9 +48,16 @@ if [ "$(cat "$base/.key" 2>/dev/null)" != "$key" ]; then
 fi
 [ "${2:-}" = base ] && exit 0
 
-debs=$(ls "$top"/out/deb/linux-image-*.deb "$top"/out/deb/sleepy-tools_*.deb 2>/dev/null || true)
+debdir=out/deb name=$variant
+case ${IMAGE_KERNEL:-normal} in
+normal) ;;
+debian) debdir=out/deb-debian name=$variant-debian ;;
+*)	echo "make image: unknown IMAGE_KERNEL '$IMAGE_KERNEL' (normal or debian)" >&2; exit 2 ;;
+esac
+root=$dir/root-$name
+debs=$(ls "$top"/$debdir/linux-image-*.deb "$top"/$debdir/sleepy-tools_*.deb 2>/dev/null || true)
 if [ "$(echo "$debs" | grep -c .)" != 2 ]; then
-	echo "make image: out/deb/ needs one linux-image and one sleepy-tools package (make deb)" >&2
+	echo "make image: $debdir/ needs one linux-image and one sleepy-tools package (make deb${IMAGE_KERNEL:+-$IMAGE_KERNEL})" >&2
 	exit 1
 fi
 
@@ -97,11 +105,11 @@ install -m 755 "$top/qemu/image/sleepy-guest" "$root/usr/local/sbin/sleepy-guest
 install -m 644 "$top/qemu/image/sleepy-guest.service" "$root/etc/systemd/system/"
 chroot "$root" systemctl enable sleepy-guest.service > /dev/null 2>&1
 release=$(ls "$root/lib/modules" | head -n1)
-cp "$root/boot/vmlinuz-$release" "$dir/$variant.vmlinuz"
-cp "$root/boot/initrd.img-$release" "$dir/$variant.initrd"
+cp "$root/boot/vmlinuz-$release" "$dir/$name.vmlinuz"
+cp "$root/boot/initrd.img-$release" "$dir/$name.initrd"
 
 size=$(( $(du -sm "$root" | cut -f1) + 1024 ))
-rm -f "$dir/$variant.img"
-mkfs.ext4 -q -F -L sleepy-root -d "$root" "$dir/$variant.img" "${size}M"
+rm -f "$dir/$name.img"
+mkfs.ext4 -q -F -L sleepy-root -d "$root" "$dir/$name.img" "${size}M"
 rm -rf "$root"
-echo "make image: build/image/$variant.img (${size} MiB, kernel $release) in $(( $(date +%s) - t0 )) s"
+echo "make image: build/image/$name.img (${size} MiB, kernel $release) in $(( $(date +%s) - t0 )) s"
