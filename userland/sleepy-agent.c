@@ -456,7 +456,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct agent_options opts;
 	struct agent a = { .opts = &opts };
-	int stream[2], status, ret;
+	int stream, status, ret;
 	uint64_t start_ns;
 	pid_t drainer;
 
@@ -475,13 +475,6 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	if (pipe2(stream, O_CLOEXEC)) {
-		perror("sleepy-agent: pipe");
-		return SLEEPY_EXIT_ERROR;
-	}
-	/* Room for bursts while a profile is written: best effort. */
-	fcntl(stream[1], F_SETPIPE_SZ, 1 << 20);
-
 	sleepy_profile_init(&a.profile);
 	a.profile.by_tid = true;
 	sleepy_dsos_init(&a.dsos, NULL, stderr);
@@ -489,10 +482,11 @@ int main(int argc, char **argv)
 	a.size = 1 << 20;
 	a.buf = sleepy_xrealloc(NULL, a.size);
 
-	drainer = sleepy_session_begin_stream(&opts.attr, stream[1], &start_ns);
-	close(stream[1]);
+	drainer = sleepy_session_begin_stream(&opts.attr, &stream, &start_ns);
 	if (drainer < 0)
 		return SLEEPY_EXIT_ERROR;
+	/* Room for bursts while a profile is written: best effort. */
+	fcntl(stream, F_SETPIPE_SZ, 1 << 20);
 	a.sample_start_ns = a.interval_start_ns = start_ns;
 	a.wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
 	sleepy_file_header_init(&a.header, &opts.attr,
@@ -504,7 +498,7 @@ int main(int argc, char **argv)
 	       opts.dir);
 	fflush(stdout);
 
-	ret = run(&a, stream[0], drainer);
+	ret = run(&a, stream, drainer);
 	if (ret) {
 		sleepy_sys_stop(0);
 		kill(drainer, SIGUSR1);

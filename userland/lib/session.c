@@ -631,10 +631,11 @@ static int wait_for_sampling(int session, pid_t drainer, uint64_t *start_ns)
 /*
  * Starts the session and its drainer, which appends the records to
  * @output (whose header the caller wrote) or, if @output is NULL, writes
- * them to @stream; *@start_ns is when sampling began.
+ * them into a pipe whose read end is *@stream; *@start_ns is when
+ * sampling began.
  */
 static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
-			   int stream, unsigned int irq_interval_ms,
+			   int *stream, unsigned int irq_interval_ms,
 			   uint64_t *start_ns)
 {
 	struct drainer d = {
@@ -645,16 +646,20 @@ static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
 	};
 	struct sleepy_attr session_attr = *attr;
 	struct sleepy_file_header header;
-	int ready[2], starter[2], status;
+	int ready[2], starter[2], pipe_fds[2] = { -1, -1 }, status;
 	char byte;
 	pid_t pid;
 
 	sleepy_file_header_init(&header, attr, d.ncpus, 0);
+	if (!output && pipe2(pipe_fds, O_CLOEXEC)) {
+		perror("sleepy: pipe");
+		return -1;
+	}
 	d.session = sleepy_sys_start(&session_attr);
 	if (d.session < 0) {
 		fprintf(stderr, "sleepy-start: %s\n",
 			sleepy_explain("sleepy_start", d.session));
-		return -1;
+		goto close_stream;
 	}
 
 	if (pipe(ready)) {
@@ -675,14 +680,21 @@ static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
 	if (!pid) {
 		close(ready[0]);
 		close(starter[1]);
+		/* Only the reader may hold it: its end is the drainer's EPIPE. */
+		if (!output)
+			close(pipe_fds[0]);
 		d.starter = starter[0];
 		setsid();
-		if (drainer_open(&d, output, stream, header.buffer_size))
+		if (drainer_open(&d, output, pipe_fds[1], header.buffer_size))
 			_exit(SLEEPY_EXIT_ERROR);
 		_exit(drainer_run(&d, ready[1]));
 	}
 	close(ready[1]);
 	close(starter[0]);
+	if (!output) {
+		close(pipe_fds[1]);
+		pipe_fds[1] = -1;
+	}
 	if (read(ready[0], &byte, 1) != 1 ||
 	    wait_for_sampling(d.session, pid, start_ns) ||
 	    (output && set_start_time(output, *start_ns))) {
@@ -691,15 +703,23 @@ static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
 		close(d.session);
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
-		return -1;
+		goto close_stream;
 	}
 	close(ready[0]);
 	/* The drainer holds the session now; ours would keep it alive. */
 	close(d.session);
 	starter_pipe = starter[1];
+	if (stream)
+		*stream = pipe_fds[0];
 	return pid;
 stop:
 	close(d.session);	/* ends the session */
+close_stream:
+	if (!output) {
+		close(pipe_fds[0]);
+		if (pipe_fds[1] >= 0)
+			close(pipe_fds[1]);
+	}
 	return -1;
 }
 
@@ -723,13 +743,13 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
 		return -1;
 	}
-	pid = session_begin(attr, output, -1, irq_interval_ms, &start_ns);
+	pid = session_begin(attr, output, NULL, irq_interval_ms, &start_ns);
 	if (pid < 0)
 		unlink(output);
 	return pid;
 }
 
-pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int stream,
+pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int *stream,
 				  uint64_t *start_ns)
 {
 	return session_begin(attr, NULL, stream, 0, start_ns);

@@ -56,11 +56,12 @@ pid_t sleepy_session_begin(const struct sleepy_attr *attr, const char *output,
 
 /*
  * The same for a continuous profiler: the drainer writes the records, with
- * no file header, to @stream (a pipe the caller reads), and cuts the stream
- * at each sleepy_session_cut() with a SLEEPY_REC_CUT record; the trailer
- * follows the stop.  *@start_ns is when sampling began.
+ * no file header, into a pipe whose read end (close-on-exec) is *@stream,
+ * and cuts the stream at each sleepy_session_cut() with a SLEEPY_REC_CUT
+ * record; the trailer follows the stop, then the end of the pipe.
+ * *@start_ns is when sampling began.
  */
-pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int stream,
+pid_t sleepy_session_begin_stream(const struct sleepy_attr *attr, int *stream,
 				  uint64_t *start_ns);
 
 /* Asks @drainer to cut its stream now; 0, or -1 after printing why. */
