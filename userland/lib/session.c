@@ -241,6 +241,7 @@ static size_t read_subbuf(int fd, void *buf, size_t len)
 
 struct drainer {
 	int out;
+	bool to_pipe;		/* out is sleepy-agent's pipe, not a file */
 	int session;
 	bool irq;		/* interrupts are named in the records */
 	bool kernel;		/* the records carry kernel IPs */
@@ -554,7 +555,7 @@ static int drainer_run(struct drainer *d, int ready_fd)
 	/* sleepy_stop() has flushed: every sub-buffer left is complete. */
 	if (drain_all(d))
 		return 1;
-	if (write_trailer(d) || fsync(d->out) || close(d->out)) {
+	if (write_trailer(d) || (!d->to_pipe && fsync(d->out)) || close(d->out)) {
 		perror("sleepy drainer: writing the trailer");
 		return 1;
 	}
@@ -568,6 +569,7 @@ static int drainer_open(struct drainer *d, const char *output, int stream,
 	unsigned int cpu;
 
 	d->out = output ? open(output, O_WRONLY | O_APPEND | O_CLOEXEC) : stream;
+	d->to_pipe = !output;
 	if (d->out < 0) {
 		fprintf(stderr, "sleepy-start: %s: %s\n", output, strerror(errno));
 		return -1;
