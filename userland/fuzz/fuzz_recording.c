@@ -8,7 +8,10 @@
  * in-memory symbol table stands in for "-s loop" so that the report by
  * function runs too.  The files a recording's mappings name are looked
  * for under a --symfs that does not exist: the mappings are looked up,
- * but no file is read (the ELF files are not the input under test).
+ * but no file is read (the ELF files are not the input under test); the
+ * vDSO image a recording holds is, as sleepy-parse reads it.  Then the
+ * profile goes on to a next interval, as sleepy-agent's does, and its
+ * pprof profile is written again.
  * replay.c runs the same function without libFuzzer.
  */
 #include <stdint.h>
@@ -136,6 +139,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_profile_read(&profile, &rec);
 	check_totals(&profile);
 	sleepy_dsos_init(&dsos, "/nonexistent-sleepy-symfs", sink);
+	dsos.vdso = profile.vdso;
+	dsos.vdso_size = profile.vdso_size;
 	everything.dsos = &dsos;
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		everything.format = formats[i];
@@ -184,6 +189,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sleepy_diff_report(sink, &(struct sleepy_diff_options){ .path_a = "a", .path_b = "b" },
 			   &profile, rec.header.start_time_ns,
 			   &profile, rec.header.start_time_ns);
+	/* sleepy-agent: the next interval keeps what runs; its profile. */
+	sleepy_profile_next_interval(&profile);
+	check_totals(&profile);
+	sleepy_pprof_write_interval("/dev/null", &everything, &profile,
+				    rec.header.frequency, 0, 1);
 	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);

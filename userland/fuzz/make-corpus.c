@@ -8,9 +8,11 @@
  *
  * Usage: make-corpus CORPUS_DIR DICTIONARY [GUEST_RECORDING]
  */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "lib/recording.h"
 
@@ -599,6 +601,55 @@ static void write_mmap(void)
 	free(b.data);
 }
 
+/*
+ * The vDSO: a "[vdso]" mapping whose samples are named from the image the
+ * recording holds (this program's own vDSO), then the same with the image
+ * cut short; and sleepy-agent's cut records between samples.
+ */
+static void write_vdso(void)
+{
+	const unsigned char *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *ehdr = (const void *)image;
+	struct sleepy_cut cut = {
+		.header = { SLEEPY_REC_CUT, sizeof(cut), 0 }, .time_ns = 1500000,
+	};
+	struct {
+		struct sleepy_record_header header;
+		unsigned char bytes[16384];
+	} vdso = { .header = { SLEEPY_REC_VDSO, 0, 0 } };
+	size_t size, body;
+	struct builder b = {};
+
+	if (!image)
+		return;
+	size = ehdr->e_shoff + (size_t)ehdr->e_shnum * ehdr->e_shentsize;
+	if (size > sizeof(vdso.bytes))
+		return;
+	memcpy(vdso.bytes, image, size);
+	vdso.header.size = (sizeof(vdso.header) + size + 7) & ~7UL;
+	put_header(&b, 2);
+	body = b.size;
+	put(&b, &vdso, vdso.header.size);
+	put_instance(&b, 1, 0, 101, 1000000, "clock", 1);
+	put_mmap(&b, 0, 1000000, 0x7fff0000, 0x2000, 101, 1, 0, "[vdso]");
+	put_mmap(&b, 0, 1000000, 0x7ffe0000, 0x1000, 101, 1, 0, "[uprobes]");
+	put_sample(&b, 1, 0, 0x7fff0a00, 0, 0);
+	put(&b, &cut, sizeof(cut));
+	put_sample(&b, 1, 1, 0x7fff0b00, 0, 0);
+	put_sample(&b, 1, 1, 0x7ffe0010, 0, 0);
+	put_trailer(&b, 2);
+	write_seed("vdso.rec", b.data, b.size);
+	/* The image cut to its first 256 bytes: headers past its end. */
+	vdso.header.size = sizeof(vdso.header) + 256;
+	memcpy(b.data + body, &vdso, sizeof(vdso.header));
+	memmove(b.data + body + vdso.header.size,
+		b.data + body + ((sizeof(vdso.header) + size + 7) & ~7UL),
+		b.size - body - ((sizeof(vdso.header) + size + 7) & ~7UL));
+	b.size -= ((sizeof(vdso.header) + size + 7) & ~7UL) - vdso.header.size;
+	write_seed("vdso-cut.rec", b.data, b.size);
+	free(b.data);
+}
+
 /* Names as comm can hold them: any byte but NUL, or 16 without NUL. */
 static void write_names(void)
 {
@@ -745,6 +796,7 @@ int main(int argc, char **argv)
 	write_irq();
 	write_mmap();
 	write_kernel_symbols();
+	write_vdso();
 	write_stacks();
 	if (argc == 4)
 		write_guest_head(argv[3]);

@@ -927,7 +927,8 @@ void sleepy_profile_next_interval(struct sleepy_profile *profile)
 	profile->lost_in_stream = 0;
 	profile->first_ns = profile->last_ns = profile->end_ns = 0;
 	profile->stats_cpus = 0;
-	memset(profile->cpus, 0, profile->ncpus * sizeof(*profile->cpus));
+	if (profile->ncpus)
+		memset(profile->cpus, 0, profile->ncpus * sizeof(*profile->cpus));
 	memset(&profile->totals, 0, sizeof(profile->totals));
 	sleepy_ksyms_free(&profile->ksyms);
 }
