@@ -226,42 +226,56 @@ static bool is_profile_name(const char *name)
 	       !strcmp(name + len - 6, ".pb.gz");
 }
 
-/* Deletes the oldest profiles while they take more than the cap. */
+struct profile_file {
+	char *path;
+	struct timespec mtime;
+	uint64_t bytes;
+};
+
+static int cmp_mtimes(const void *a, const void *b)
+{
+	const struct profile_file *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
+}
+
+/*
+ * Deletes the oldest profiles (by when they were written) while they take
+ * more than the cap; the newest stays, whatever its size.
+ */
 static void rotate(const struct agent_options *opts)
 {
-	struct dirent **names;
-	uint64_t *sizes, total = 0;
-	int n, i;
+	struct profile_file *files = NULL;
+	uint64_t total = 0;
+	struct dirent *d;
+	size_t n = 0, i;
+	DIR *dir;
 
-	if (!opts->max_size)
+	if (!opts->max_size || !(dir = opendir(opts->dir)))
 		return;
-	/* Oldest first: the names sort by time. */
-	n = scandir(opts->dir, &names, NULL, alphasort);
-	if (n < 0)
-		return;
-	sizes = calloc(n + 1, sizeof(*sizes));
-	for (i = 0; sizes && i < n; i++) {
+	while ((d = readdir(dir))) {
+		char path[4096];
 		struct stat st;
-		char path[4096];
 
-		snprintf(path, sizeof(path), "%s/%s", opts->dir, names[i]->d_name);
-		if (is_profile_name(names[i]->d_name) && !stat(path, &st))
-			total += sizes[i] = st.st_blocks * 512ULL;
-	}
-	/* The newest stays, whatever its size. */
-	for (i = 0; sizes && i < n - 1 && total > opts->max_size; i++) {
-		char path[4096];
-
-		if (!sizes[i])
+		snprintf(path, sizeof(path), "%s/%s", opts->dir, d->d_name);
+		if (!is_profile_name(d->d_name) || stat(path, &st))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", opts->dir, names[i]->d_name);
-		if (!unlink(path))
-			total -= sizes[i];
+		files = sleepy_xrealloc(files, (n + 1) * sizeof(*files));
+		files[n] = (struct profile_file) {
+			strdup(path), st.st_mtim, st.st_blocks * 512ULL,
+		};
+		total += files[n++].bytes;
 	}
+	closedir(dir);
+	qsort(files, n, sizeof(*files), cmp_mtimes);
+	for (i = 0; i + 1 < n && total > opts->max_size; i++)
+		if (files[i].path && !unlink(files[i].path))
+			total -= files[i].bytes;
 	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	free(sizes);
+		free(files[i].path);
+	free(files);
 }
 
 /* Writes the interval that ended at @end_ns and starts the next one. */
@@ -308,8 +322,28 @@ static void end_interval(struct agent *a, uint64_t end_ns)
 		fflush(stdout);
 		a->walk_said = true;
 	}
-	sleepy_profile_next_interval(&a->profile);
+	if (sleepy_profile_next_interval(&a->profile, a->interval_start_ns)) {
+		sleepy_dsos_free(&a->dsos);
+		sleepy_dsos_init(&a->dsos, NULL, stderr);
+	}
 	a->interval_start_ns = end_ns;
+}
+
+/*
+ * The boundary a cut made at @time_ns ends the interval at: the latest of
+ * those asked for before it (two requests the drainer took as one give
+ * one cut), or the cut's own time if none was.
+ */
+static uint64_t cut_boundary(struct agent *a, uint64_t time_ns)
+{
+	uint64_t end = time_ns;
+	unsigned int n = 0;
+
+	while (n < a->ncuts && a->cuts[n] <= time_ns)
+		end = a->cuts[n++];
+	a->ncuts -= n;
+	memmove(a->cuts, a->cuts + n, a->ncuts * sizeof(a->cuts[0]));
+	return end;
 }
 
 static void take_record(struct agent *a, const struct sleepy_record_header *r)
@@ -318,12 +352,7 @@ static void take_record(struct agent *a, const struct sleepy_record_header *r)
 
 	switch (r->type) {
 	case SLEEPY_REC_CUT:
-		if (!a->ncuts) {
-			end_interval(a, ((const struct sleepy_cut *)r)->time_ns);
-			return;
-		}
-		end_interval(a, a->cuts[0]);
-		memmove(a->cuts, a->cuts + 1, --a->ncuts * sizeof(a->cuts[0]));
+		end_interval(a, cut_boundary(a, ((const struct sleepy_cut *)r)->time_ns));
 		return;
 	case SLEEPY_REC_APP_START:
 		a->walk_apps += ((const struct sleepy_app_start *)r)->time_ns <
@@ -358,7 +387,12 @@ static int take_records(struct agent *a)
 
 	while (a->used - whole >= sizeof(*r)) {
 		r = (const void *)(a->buf + whole);
-		if (r->size < sizeof(*r) || r->size > a->used - whole)
+		if (r->size < sizeof(*r) || r->size % 8) {
+			fprintf(stderr, "sleepy-agent: the stream is damaged: a record of %u bytes\n",
+				r->size);
+			return -1;
+		}
+		if (r->size > a->used - whole)
 			break;
 		whole += r->size;
 	}
@@ -407,7 +441,12 @@ static uint64_t next_boundary(const struct agent *a, uint64_t now)
 	return (wall / step + 1) * step - a->wall_offset_ns;
 }
 
-static int run(struct agent *a, int stream, pid_t drainer)
+/*
+ * SIGTERM and SIGINT are blocked but in ppoll(), so a stop that comes
+ * while the loop runs is seen at the next wait, not after it.
+ */
+static int run(struct agent *a, int stream, pid_t drainer,
+	       const sigset_t *wait_mask)
 {
 	uint64_t boundary = next_boundary(a, a->interval_start_ns);
 	bool stopping = false;
@@ -416,7 +455,7 @@ static int run(struct agent *a, int stream, pid_t drainer)
 	for (;;) {
 		struct pollfd pfd = { .fd = stream, .events = POLLIN };
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		int timeout = -1;
+		struct timespec timeout, *wait = NULL;
 
 		if (stop_requested && !stopping) {
 			int err = sleepy_sys_stop(0);
@@ -433,11 +472,19 @@ static int run(struct agent *a, int stream, pid_t drainer)
 				if (sleepy_session_cut(drainer))
 					return -1;
 				a->cuts[a->ncuts++] = boundary;
+				/* NTP steps the wall clock; a suspend stops the other. */
+				a->wall_offset_ns = clock_ns(CLOCK_REALTIME) -
+						    clock_ns(CLOCK_MONOTONIC);
 				boundary = next_boundary(a, now);
 			}
-			timeout = (boundary - now) / 1000000 + 1;
+			/* A boundary past while cuts are pending: soon again. */
+			now = boundary > now ? boundary - now : 1000000;
+			timeout = (struct timespec) {
+				now / 1000000000, now % 1000000000,
+			};
+			wait = &timeout;
 		}
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+		if (ppoll(&pfd, 1, wait, wait_mask) < 0 && errno != EINTR) {
 			perror("sleepy-agent: poll");
 			return -1;
 		}
@@ -454,6 +501,7 @@ static int run(struct agent *a, int stream, pid_t drainer)
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
+	sigset_t stop_signals, wait_mask;
 	struct agent_options opts;
 	struct agent a = { .opts = &opts };
 	int stream, status, ret;
@@ -475,6 +523,10 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGTERM);
+	sigaddset(&stop_signals, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop_signals, &wait_mask);
 	sleepy_profile_init(&a.profile);
 	a.profile.by_tid = true;
 	sleepy_dsos_init(&a.dsos, NULL, stderr);
@@ -498,11 +550,13 @@ int main(int argc, char **argv)
 	       opts.dir);
 	fflush(stdout);
 
-	ret = run(&a, stream, drainer);
+	ret = run(&a, stream, drainer, &wait_mask);
 	if (ret) {
 		sleepy_sys_stop(0);
 		kill(drainer, SIGUSR1);
 	}
+	/* Unread, the pipe would keep the drainer writing the stop's rest. */
+	close(stream);
 	while (waitpid(drainer, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!ret && (!WIFEXITED(status) || WEXITSTATUS(status) || !a.finished)) {

@@ -190,7 +190,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   &profile, rec.header.start_time_ns,
 			   &profile, rec.header.start_time_ns);
 	/* sleepy-agent: the next interval keeps what runs; its profile. */
-	sleepy_profile_next_interval(&profile);
+	if (sleepy_profile_next_interval(&profile, size)) {
+		sleepy_dsos_free(&dsos);
+		sleepy_dsos_init(&dsos, "/nonexistent-sleepy-symfs", sink);
+	}
 	check_totals(&profile);
 	sleepy_pprof_write_interval("/dev/null", &everything, &profile,
 				    rec.header.frequency, 0, 1);

@@ -843,19 +843,21 @@ const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profi
 
 /*
  * Marks in @needed (appid -> bool) the applications that must outlive the
- * interval: those running, and those a running one descends from without
- * an exec in between (it looks its mappings up in theirs).  Placeholders
- * of unannounced appids are not kept: an announcement recreates them.
+ * interval: those running or that ended at or after @since_ns (a sample
+ * from another CPU may follow its exit across the cut), and those one of
+ * them descends from without an exec in between (it looks its mappings
+ * up in theirs).  Placeholders of unannounced appids are not kept: an
+ * announcement recreates them.
  */
 static void mark_needed(struct sleepy_profile *profile,
-			struct sleepy_table *needed)
+			struct sleepy_table *needed, uint64_t since_ns)
 {
 	size_t i, steps;
 
 	for (i = 0; i < profile->apps.capacity; i++) {
 		const struct sleepy_app *app = sleepy_table_slot(&profile->apps, i);
 
-		if (!app || !app->pid || app->exit_ns)
+		if (!app || !app->pid || (app->exit_ns && app->exit_ns < since_ns))
 			continue;
 		*(bool *)sleepy_table_get(needed, app->appid, NULL, NULL) = true;
 		/* Bounded: a corrupt stream's parents may form a cycle. */
@@ -876,15 +878,46 @@ static void mark_needed(struct sleepy_profile *profile,
 	}
 }
 
-void sleepy_profile_next_interval(struct sleepy_profile *profile)
+/* Interns the mappings' paths anew, freeing those no mapping has. */
+static void compact_paths(struct sleepy_profile *profile)
+{
+	struct sleepy_table old = profile->paths;
+	size_t i;
+
+	sleepy_table_init(&profile->paths, sizeof(char *));
+	for (i = 0; i < profile->nmappings; i++)
+		profile->mappings[i].path = intern_path(profile,
+							profile->mappings[i].path);
+	for (i = 0; i < old.capacity; i++) {
+		char **path = sleepy_table_slot(&old, i);
+
+		if (path)
+			free(*path);
+	}
+	sleepy_table_free(&old);
+}
+
+/*
+ * A mapping an exec made whose instance is not announced yet (the cut fell
+ * between the two) waits for its announcement in the next interval.
+ */
+static bool exec_pending(const struct sleepy_mapping *map, uint64_t since_ns)
+{
+	return (map->flags & SLEEPY_MMAP_EXEC) &&
+	       map->appid == SLEEPY_APPID_UNKNOWN && map->time_ns >= since_ns;
+}
+
+bool sleepy_profile_next_interval(struct sleepy_profile *profile,
+				  uint64_t since_ns)
 {
 	struct sleepy_table kept, needed;
+	bool compact;
 	size_t i, n;
 
 	if (profile->nmappings && !profile->mappings_indexed)
 		index_mappings(profile);
 	sleepy_table_init(&needed, sizeof(bool));
-	mark_needed(profile, &needed);
+	mark_needed(profile, &needed, since_ns);
 	sleepy_table_init(&kept, sizeof(struct sleepy_app));
 	for (i = 0; i < profile->apps.capacity; i++) {
 		struct sleepy_app *app = sleepy_table_slot(&profile->apps, i);
@@ -908,9 +941,14 @@ void sleepy_profile_next_interval(struct sleepy_profile *profile)
 
 	for (i = n = 0; i < profile->nmappings; i++)
 		if (sleepy_table_find(&profile->apps, profile->mappings[i].appid,
-				      NULL, NULL))
+				      NULL, NULL) ||
+		    exec_pending(&profile->mappings[i], since_ns))
 			profile->mappings[n++] = profile->mappings[i];
 	profile->nmappings = n;
+	profile->mappings_indexed = false;
+	compact = profile->paths.used > 2 * n + 1024;
+	if (compact)
+		compact_paths(profile);
 
 	for (i = 0; i < profile->stacks.capacity; i++) {
 		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
@@ -931,6 +969,7 @@ void sleepy_profile_next_interval(struct sleepy_profile *profile)
 		memset(profile->cpus, 0, profile->ncpus * sizeof(*profile->cpus));
 	memset(&profile->totals, 0, sizeof(profile->totals));
 	sleepy_ksyms_free(&profile->ksyms);
+	return compact;
 }
 
 static int cmp_apps(const void *a, const void *b)

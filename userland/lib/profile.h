@@ -179,13 +179,18 @@ int sleepy_profile_read(struct sleepy_profile *profile,
 void sleepy_profile_add(struct sleepy_profile *profile,
 			const struct sleepy_record_header *record);
 /*
- * For a continuous profile (sleepy-agent), once an interval's report is
- * written: forgets its samples, stacks, counters and kernel symbols, and
- * the applications that ended, with their mappings, unless a running one
- * still looks its mappings up through them; keeps the others for the
- * next interval's records.
+ * For a continuous profile (sleepy-agent), once the report of the interval
+ * that began at @since_ns is written: forgets its samples, stacks,
+ * counters and kernel symbols, and the applications that ended before
+ * @since_ns, with their mappings, unless one kept still looks its
+ * mappings up through them; keeps the others, and an exec's mappings
+ * whose instance is not announced yet, for the next interval's records.
+ * Returns true if the paths were interned anew (those of the mappings
+ * forgotten freed): the caller's struct sleepy_dsos, which knows files by
+ * those paths, must then start over.
  */
-void sleepy_profile_next_interval(struct sleepy_profile *profile);
+bool sleepy_profile_next_interval(struct sleepy_profile *profile,
+				  uint64_t since_ns);
 
 /* The application of @appid; a placeholder for unannounced ones. */
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,

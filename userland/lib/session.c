@@ -509,8 +509,12 @@ static int drainer_run(struct drainer *d, int ready_fd)
 {
 	struct pollfd pfds[d->ncpus + 1];
 	struct sigaction sa = { .sa_handler = drainer_on_signal };
+	sigset_t none;
 	unsigned int i;
 
+	/* Whatever the starter blocked (sleepy-agent blocks its stop signals). */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -677,6 +681,10 @@ static pid_t session_begin(const struct sleepy_attr *attr, const char *output,
 	pid = fork();
 	if (pid < 0) {
 		perror("sleepy-start: fork");
+		close(ready[0]);
+		close(ready[1]);
+		close(starter[0]);
+		close(starter[1]);
 		goto stop;
 	}
 	if (!pid) {
