@@ -77,21 +77,30 @@ struct agent_options {
 	uint64_t max_size;
 };
 
+/*
+ * A point in time by both clocks: the monotonic one the records carry, and
+ * the wall clock the profiles are named and stamped by.  A boundary is a
+ * multiple of the interval in wall-clock time, exactly.
+ */
+struct instant {
+	uint64_t mono;
+	int64_t wall;
+};
+
 struct agent {
 	const struct agent_options *opts;
 	struct sleepy_profile profile;
 	struct sleepy_report_options report;
 	struct sleepy_dsos dsos;
 	struct sleepy_file_header header;
-	int64_t wall_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	uint64_t interval_start_ns;	/* CLOCK_MONOTONIC */
+	struct instant start;		/* of the interval in progress */
 	uint64_t sample_start_ns;	/* when the session began sampling */
 	/*
 	 * The boundaries of the cuts asked for and not seen in the stream
 	 * yet, oldest first: an interval ends at its boundary, whatever
 	 * the few milliseconds the drainer took to cut.
 	 */
-	uint64_t cuts[8];
+	struct instant cuts[8];
 	unsigned int ncuts;
 	/* The file header, then the bytes of the stream not yet taken. */
 	unsigned char *buf;
@@ -278,11 +287,29 @@ static void rotate(const struct agent_options *opts)
 	free(files);
 }
 
-/* Writes the interval that ended at @end_ns and starts the next one. */
-static void end_interval(struct agent *a, uint64_t end_ns)
+static struct instant now_instant(void)
+{
+	return (struct instant) {
+		clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_REALTIME),
+	};
+}
+
+/* @mono, a moment of the monotonic clock, by the wall clock as it is now. */
+static struct instant at_mono(uint64_t mono)
+{
+	struct instant now = now_instant();
+
+	return (struct instant) { mono, now.wall - (int64_t)(now.mono - mono) };
+}
+
+/* Writes the interval that ended at @end and starts the next one. */
+static void end_interval(struct agent *a, struct instant end)
 {
 	char name[64], path[4096], tmp[4200];
-	time_t start = (a->interval_start_ns + a->wall_offset_ns) / 1000000000LL;
+	time_t start = a->start.wall / 1000000000LL;
+	uint64_t duration = end.wall > a->start.wall ?
+			    (uint64_t)(end.wall - a->start.wall) :
+			    end.mono - a->start.mono;
 	struct tm tm;
 	struct stat st;
 	int suffix;
@@ -299,9 +326,8 @@ static void end_interval(struct agent *a, uint64_t end_ns)
 	a->dsos.vdso = a->profile.vdso;
 	a->dsos.vdso_size = a->profile.vdso_size;
 	if (sleepy_pprof_write_interval(tmp, &a->report, &a->profile,
-					a->header.frequency,
-					a->interval_start_ns + a->wall_offset_ns,
-					end_ns - a->interval_start_ns) ||
+					a->header.frequency, a->start.wall,
+					duration) ||
 	    rename(tmp, path)) {
 		int err = errno;
 
@@ -322,11 +348,11 @@ static void end_interval(struct agent *a, uint64_t end_ns)
 		fflush(stdout);
 		a->walk_said = true;
 	}
-	if (sleepy_profile_next_interval(&a->profile, a->interval_start_ns)) {
+	if (sleepy_profile_next_interval(&a->profile, a->start.mono)) {
 		sleepy_dsos_free(&a->dsos);
 		sleepy_dsos_init(&a->dsos, NULL, stderr);
 	}
-	a->interval_start_ns = end_ns;
+	a->start = end;
 }
 
 /*
@@ -334,12 +360,12 @@ static void end_interval(struct agent *a, uint64_t end_ns)
  * those asked for before it (two requests the drainer took as one give
  * one cut), or the cut's own time if none was.
  */
-static uint64_t cut_boundary(struct agent *a, uint64_t time_ns)
+static struct instant cut_boundary(struct agent *a, uint64_t time_ns)
 {
-	uint64_t end = time_ns;
+	struct instant end = at_mono(time_ns);
 	unsigned int n = 0;
 
-	while (n < a->ncuts && a->cuts[n] <= time_ns)
+	while (n < a->ncuts && a->cuts[n].mono <= time_ns)
 		end = a->cuts[n++];
 	a->ncuts -= n;
 	memmove(a->cuts, a->cuts + n, a->ncuts * sizeof(a->cuts[0]));
@@ -433,12 +459,17 @@ static int read_stream(struct agent *a, int fd)
 	return take_records(a);
 }
 
-/* The next multiple of the interval in wall-clock time, as monotonic. */
-static uint64_t next_boundary(const struct agent *a, uint64_t now)
+/*
+ * The next multiple of the interval in wall-clock time after @now, and
+ * when that is by the monotonic clock as the clocks stand now (NTP steps
+ * the wall clock, a suspend stops the monotonic one).
+ */
+static struct instant next_boundary(const struct agent *a, struct instant now)
 {
-	uint64_t wall = now + a->wall_offset_ns, step = a->opts->interval_ns;
+	int64_t step = a->opts->interval_ns;
+	int64_t wall = (now.wall / step + 1) * step;
 
-	return (wall / step + 1) * step - a->wall_offset_ns;
+	return (struct instant) { now.mono + (wall - now.wall), wall };
 }
 
 /*
@@ -448,14 +479,15 @@ static uint64_t next_boundary(const struct agent *a, uint64_t now)
 static int run(struct agent *a, int stream, pid_t drainer,
 	       const sigset_t *wait_mask)
 {
-	uint64_t boundary = next_boundary(a, a->interval_start_ns);
+	struct instant boundary = next_boundary(a, a->start);
 	bool stopping = false;
 	int ret;
 
 	for (;;) {
 		struct pollfd pfd = { .fd = stream, .events = POLLIN };
-		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		struct instant now = now_instant();
 		struct timespec timeout, *wait = NULL;
+		uint64_t left;
 
 		if (stop_requested && !stopping) {
 			int err = sleepy_sys_stop(0);
@@ -467,20 +499,18 @@ static int run(struct agent *a, int stream, pid_t drainer,
 			stopping = true;
 		}
 		if (!stopping) {
-			if (now >= boundary &&
+			if (now.mono >= boundary.mono &&
 			    a->ncuts < sizeof(a->cuts) / sizeof(a->cuts[0])) {
 				if (sleepy_session_cut(drainer))
 					return -1;
 				a->cuts[a->ncuts++] = boundary;
-				/* NTP steps the wall clock; a suspend stops the other. */
-				a->wall_offset_ns = clock_ns(CLOCK_REALTIME) -
-						    clock_ns(CLOCK_MONOTONIC);
 				boundary = next_boundary(a, now);
 			}
 			/* A boundary past while cuts are pending: soon again. */
-			now = boundary > now ? boundary - now : 1000000;
+			left = boundary.mono > now.mono ? boundary.mono - now.mono :
+							  1000000;
 			timeout = (struct timespec) {
-				now / 1000000000, now % 1000000000,
+				left / 1000000000, left % 1000000000,
 			};
 			wait = &timeout;
 		}
@@ -539,8 +569,8 @@ int main(int argc, char **argv)
 		return SLEEPY_EXIT_ERROR;
 	/* Room for bursts while a profile is written: best effort. */
 	fcntl(stream, F_SETPIPE_SZ, 1 << 20);
-	a.sample_start_ns = a.interval_start_ns = start_ns;
-	a.wall_offset_ns = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	a.sample_start_ns = start_ns;
+	a.start = at_mono(start_ns);
 	sleepy_file_header_init(&a.header, &opts.attr,
 				sysconf(_SC_NPROCESSORS_CONF), start_ns);
 	memcpy(a.buf, &a.header, sizeof(a.header));
@@ -564,7 +594,7 @@ int main(int argc, char **argv)
 		ret = -1;
 	}
 	/* The interval in progress, up to the stop. */
-	end_interval(&a, a.profile.end_ns ?: clock_ns(CLOCK_MONOTONIC));
+	end_interval(&a, at_mono(a.profile.end_ns ?: clock_ns(CLOCK_MONOTONIC)));
 	printf("sleepy-agent: stopped: %" PRIu64 " profiles with %" PRIu64
 	       " samples, %" PRIu64 " samples counted by the kernel, %" PRIu64
 	       " dropped, %" PRIu64 " periods missed, %" PRIu64
