@@ -56,6 +56,14 @@ for f in $fragments; do
 	done
 done
 cmp -s "$cfg/.config" "$out/.config" || cp "$cfg/.config" "$out/.config"
+# Debian's configuration is built once, by bindeb-pkg (make-deb.sh): its
+# build names the source tree by a relative path, and every object built
+# here with the absolute one would be built again there.
+if [ "$flavor" = debian ]; then
+	mk olddefconfig >/dev/null
+	echo "build-kernel: debian configured in $out (bindeb-pkg builds it)"
+	exit 0
+fi
 
 start=$(date +%s)
 # A line a minute, so that a first build (several minutes) is not silent.

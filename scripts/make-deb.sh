@@ -29,6 +29,7 @@ mkdir -p "$out"
 # only links and packages what changed.  One kernel build at a time.
 kout=$top/build/kernel-$flavor
 release=$(make -s -C "$top/build/linux" O="$kout" kernelrelease)
+t0=$(date +%s)
 (
 	flock 9
 	rm -f "$top"/build/linux-*.deb "$top"/build/linux-upstream_* "$top"/build/linux-*.buildinfo
@@ -39,6 +40,7 @@ release=$(make -s -C "$top/build/linux" O="$kout" kernelrelease)
 	make -s -C "$top/build/linux" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" \
 		-j"$(nproc)" KDEB_PKGVERSION="$release-1" bindeb-pkg
 ) 9>"$top/build/.kernel-build.lock"
+echo "make deb: the $flavor kernel's packages in $(( $(date +%s) - t0 )) s"
 mv "$top"/build/linux-image-"$release"_*.deb "$top"/build/linux-headers-"$release"_*.deb \
 	"$top"/build/linux-libc-dev_*.deb "$out/"
 rm -f "$top"/build/linux-*.deb "$top"/build/linux-upstream_* "$top"/build/linux-*.buildinfo
