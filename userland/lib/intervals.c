@@ -213,9 +213,14 @@ static void add_profile(struct totals *t, const Profile *p,
 		}
 		if (loc && loc->mapping_id) {
 			const Mapping *m = find_id(&mappings, loc->mapping_id);
+			const char *base;
 
-			if (m)
+			/* The file's name, as the reports of a recording give it. */
+			if (m) {
 				fkey.dso = string_at(p, m->filename);
+				base = strrchr(fkey.dso, '/');
+				fkey.dso = base ? base + 1 : fkey.dso;
+			}
 		}
 		akey.label = intern(t, akey.label);
 		app = sleepy_table_get(&t->apps, sleepy_fnv((uintptr_t)akey.label,
