@@ -144,7 +144,7 @@ check "local timer in $n intervals with $ends distinct ends, summing to the tota
 	eval "[ '$n' -ge 3 ] && [ '$ends' = '$n' ] && [ '$sum' = '$(field "$(row /tmp/irq.json hardirqs LOC)" count)' ]"
 
 # Without --irq, no histograms.
-sleepy-start -o /tmp/noirq.data > /dev/null; usleep 200000; sleepy-stop > /dev/null
+sleepy-start -o /tmp/noirq.data > /dev/null; sleep 0.2; sleepy-stop > /dev/null
 sleepy-parse --format json /tmp/noirq.data > /tmp/noirq.json
 check "without --irq: no interrupt report" eval '! grep -q "\"hardirqs\"" /tmp/noirq.json'
 

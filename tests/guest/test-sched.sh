@@ -57,10 +57,10 @@ storm() {
 			{ failed=$((failed + 1)); echo "round $i: sleepy-start failed" >> /tmp/storm.err; }
 		if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 			echo 0 > /sys/devices/system/cpu/cpu1/online
-			usleep 300000
+			sleep 0.3
 			echo 1 > /sys/devices/system/cpu/cpu1/online
 		fi
-		usleep 700000
+		sleep 0.7
 		sleepy-stop > /dev/null 2>> /tmp/storm.err ||
 			{ failed=$((failed + 1)); echo "round $i: sleepy-stop failed" >> /tmp/storm.err; }
 		if sleepy-parse --format json --top 1 /tmp/st.data > /tmp/st.json 2>> /tmp/storm.err; then
