@@ -13,6 +13,6 @@ export SLEEPY_TEST_NO_HOG="a 32-bit busy loop gets almost no timer interrupts un
 kselftest_groups 32
 unset SLEEPY_TEST_NO_HOG
 for scenario in tools agent accuracy idle drain sched irq stacks; do
-	group "$scenario" /sleepy/guest/test-$scenario.sh
+	group "$scenario" sh /sleepy/guest/test-$scenario.sh
 done
 end_results
