@@ -145,12 +145,14 @@ check "-k: the syscall entry path among them ($entry samples), [kernel.kallsyms]
 
 # Short-lived processes and reused pids, named from the recording alone
 # (no -s): with pid_max 400 (pids 300-399 after the first wrap), 400 runs
-# of loop, each a few ms, reuse pids; every user-mode sample of every
-# loop#N is named, most in main.
+# of loop, each some ms, reuse pids; every user-mode sample of every
+# loop#N is named, most in main (its loop is ten times as long as its
+# static libc's start and exit, which on a Debian system, with its larger
+# environment and tunables, took as long as 300,000 iterations).
 old_pid_max=$(cat /proc/sys/kernel/pid_max)
 echo 400 > /proc/sys/kernel/pid_max
 sleepy-record -F 10000 -o /tmp/reuse.data -- sh -c \
-	'i=0; while [ $i -lt 400 ]; do /sleepy/bench/loop 300000 > /dev/null; i=$((i + 1)); done'
+	'i=0; while [ $i -lt 400 ]; do /sleepy/bench/loop 3000000 > /dev/null; i=$((i + 1)); done'
 echo "$old_pid_max" > /proc/sys/kernel/pid_max
 sleepy-parse --format csv /tmp/reuse.data > /tmp/reuse.csv
 instances=$(awk -F, '$1 == "by_app" && $2 ~ /^loop#/' /tmp/reuse.csv | wc -l)
