@@ -146,9 +146,9 @@ check "-k: the syscall entry path among them ($entry samples), [kernel.kallsyms]
 # Short-lived processes and reused pids, named from the recording alone
 # (no -s): with pid_max 400 (pids 300-399 after the first wrap), 400 runs
 # of loop, each some ms, reuse pids; every user-mode sample of every
-# loop#N is named, most in main (its loop is ten times as long as its
-# static libc's start and exit, which on a Debian system, with its larger
-# environment and tunables, took as long as 300,000 iterations).
+# loop#N is named, most in main: 3,000,000 iterations, as on the Debian
+# image (make test-image) its static libc's start and exit took more
+# samples than 300,000 did.
 old_pid_max=$(cat /proc/sys/kernel/pid_max)
 echo 400 > /proc/sys/kernel/pid_max
 sleepy-record -F 10000 -o /tmp/reuse.data -- sh -c \
