@@ -14,5 +14,5 @@ mkdir -p "$top/out"
 t0=$(date +%s)
 QEMU_IMAGE=$img.img QEMU_MEM=2048 bash "$top/qemu/boot.sh" "$img.vmlinuz" "$img.initrd" \
 	workloads "$top/out/workloads.log" 3600 "sleepy.results=workloads" > /dev/null
-grep -E '^(== |sleepy: |#|  )' "$top/out/workloads.log" | grep -v 'systemd\[' | sed 's/\r$//'
+grep -a 'sleepy-guest\[' "$top/out/workloads.log" | sed 's/.*sleepy-guest\[[0-9]*\]: //; s/\r$//'
 echo "run-image: $(( $(date +%s) - t0 )) s; reports and flame graphs in out/workloads/*/ (report.txt, flamegraph.svg); the console in out/workloads.log"

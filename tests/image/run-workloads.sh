@@ -33,9 +33,10 @@ profile python3 -- python3 $w/work.py
 profile xz -- xz -9 -k -f -T1 /tmp/input
 profile sqlite3 -- sh -c "rm -f /tmp/work.db; sqlite3 /tmp/work.db < $w/work.sql"
 profile make --sched -- make -s -j2 -C /tmp/project
-sleepy-parse --chain make "$out/make/sleepy.data" > "$out/make/chain.txt" 2>&1
+sleepy-parse --chain make#1 "$out/make/sleepy.data" 2>&1 |
+	sed -n '/Wakeup chain/,$p' > "$out/make/chain.txt"
 echo "== make -j2: wall-clock account (--sched)"
 sed -n '/Wall-clock time by application/,/^$/p' "$out/make/report.txt" | head -n 12
-echo "== make -j2: who make waited for (sleepy-parse --chain make)"
+echo "== make -j2: who make waited for (sleepy-parse --chain make#1)"
 head -n 20 "$out/make/chain.txt"
 echo "== outputs in out/workloads/: $(ls "$out" | tr '\n' ' ')"

@@ -31,7 +31,7 @@ done
 	i=0; while [ $i -lt 16 ]; do echo "int unit$i(int n);"; i=$((i + 1)); done
 	echo 'int main(void) { int s = 0;'
 	i=0; while [ $i -lt 16 ]; do echo "s += unit$i(1000);"; i=$((i + 1)); done
-	echo 'printf("%d\n", s); return 0; }'
+	printf '%s\n' 'printf("%d\n", s); return 0; }'
 } > main.c
 cat > Makefile <<'EOM'
 OBJS = $(patsubst %.c,%.o,$(wildcard *.c))
