@@ -349,12 +349,24 @@ static void link_wakeup(struct replay *r, const struct sleepy_sched_event *e,
 				 e->flags & SLEEPY_WAKEUP_SYSVEC ? SLEEPY_WAKER_SYSVEC :
 				 SLEEPY_WAKER_HARDIRQ;
 		key.waker_appid = e->source;
-	} else if (!e->tid[0])
+	} else if (!e->tid[0]) {
 		key.waker_kind = SLEEPY_WAKER_IDLE;
-	else if (!e->appid[0])
-		key.waker_kind = SLEEPY_WAKER_KERNEL;
-	else
+	} else if (e->appid[0]) {
 		key.waker_appid = e->appid[0];
+	} else {
+		/*
+		 * An exiting task wakes its parent after its appid is gone
+		 * (the exit probe runs before exit_notify()): the instance
+		 * its thread ran as is the waker, else the kernel.
+		 */
+		const struct thread *th = sleepy_table_find(&r->threads,
+							    e->tid[0], NULL, NULL);
+
+		if (th && th->appid)
+			key.waker_appid = th->appid;
+		else
+			key.waker_kind = SLEEPY_WAKER_KERNEL;
+	}
 	link = sleepy_table_get(&r->sched->links,
 				mix(mix(key.waker_kind, key.waker_appid),
 				    wakee_appid),

@@ -45,7 +45,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 119
+#define PLANNED_TESTS 120
 
 static int failures, tests;
 
@@ -2775,6 +2775,38 @@ static void test_entry_ip_rows(void)
 	free(b.data);
 }
 
+/*
+ * A child that exits wakes its waiting parent after the kernel forgot its
+ * appid: the waker is the instance its thread ran as, not [kernel].
+ */
+static void test_exit_wakes_parent(void)
+{
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char *text;
+	bool ok;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "make", 1);
+	put_app(&b, 2, "cc", 1);
+	put_switch(&b, 0, 1000, 0, 0, SLEEPY_SWITCH_PREEMPTED, 0, 101, 1);
+	put_switch(&b, 0, 1100, 101, 1, SLEEPY_SWITCH_SLEEP, 0x10, 102, 2);
+	put_wakeup(&b, 0, 5000, 102, 0, 101, 1, 0);
+	put_switch(&b, 0, 5100, 102, 0, SLEEPY_SWITCH_PREEMPTED, 0, 101, 1);
+	put_trailer(&b, 0, 0);
+	read_all(&b, &rec, &p);
+	text = report(&p, &rec, NULL, SLEEPY_FORMAT_CSV, NULL);
+	ok = text && lines_with(text, "cc#1", "make#1") > 0 &&
+	     !lines_with(text, "[kernel]", "make#1");
+	check(ok, "sched: an exiting child's wakeup of its parent named by the child's instance");
+	if (!ok && text)
+		comment("report", text);
+	free(text);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2811,5 +2843,6 @@ int main(int argc, char **argv)
 	test_intervals();
 	test_vdso();
 	test_entry_ip_rows();
+	test_exit_wakes_parent();
 	return failures ? 1 : 0;
 }
