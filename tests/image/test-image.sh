@@ -22,6 +22,10 @@ cp build/userland/bench/* "$stage/bench/"
 cp qemu/guest/*.sh tests/guest/*.sh "$stage/guest/"
 
 t0=$(date +%s)
+# The device make test's guests get too: a second virtio device on the
+# line of the first, for test-irq.sh's shared-IRQ checks.
+QEMU_EXTRA="-fsdev local,id=aux,path=$top/qemu,security_model=none,readonly=on
+	-device virtio-9p-pci,fsdev=aux,mount_tag=aux,addr=08" \
 QEMU_IMAGE=build/image/full-debian.img QEMU_MEM=2048 bash qemu/boot.sh \
 	build/image/full-debian.vmlinuz build/image/full-debian.initrd selftests \
 	out/test-image.log 3600 "sleepy.results=test-image" > /dev/null
