@@ -148,6 +148,30 @@ static int copy_file(const char *from, const char *to)
 }
 
 /*
+ * Whether @pid runs the jail's sleeper, waiting up to 30 s for its exec,
+ * so that the start walk sees it there: a fixed pause of 300 ms once left
+ * no mapping of the i386 child in the stream under make test's load.
+ */
+static bool runs_sleeper(pid_t pid)
+{
+	char link[64], target[256];
+	int i;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	for (i = 0; i < 3000; i++) {
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+		if (n > 0) {
+			target[n] = '\0';
+			if (!strcmp(target, JAIL "/sleeper"))
+				return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
  * A process in another root (a chroot, as in a container) names its
  * files from there, in the mmap hook's records; the start walk, run by a
  * kernel thread with init's root, names them the same way.
@@ -169,7 +193,7 @@ TEST_F(sleepy, start_walk_paths_from_the_process_root)
 		_exit(2);
 	}
 	ASSERT_LT(0, jailed);
-	usleep(300000);	/* it runs /sleeper */
+	ASSERT_TRUE(runs_sleeper(jailed));
 	ASSERT_EQ(0, start(self, &self->attr));
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
