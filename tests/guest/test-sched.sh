@@ -102,15 +102,20 @@ plan 17
 # A sleeper: 200 sleeps of 10 ms, all at one site, reason sleep.
 # Each sleep lasts 10 ms and what the emulator adds before the task runs
 # again, which the sleeper measures itself: the off-CPU time must be at
-# least the 2 s asked for, and at most (and within 3% of) its own sum.
+# least the 2 s asked for, and at most its own sum; with the run-queue
+# wait after each wakeup (the host's load stretches it: 67 ms over 200
+# sleeps beside the debug kernel's build), within 3% of it.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /tmp/sleeper.out
 slept=$(grep -xE "[0-9]+" /tmp/sleeper.out)	# its line, beside the summary
 sleepy-parse --format json /tmp/sleeper.data > /tmp/sleeper.json
 r=$(row /tmp/sleeper.json offcpu '"app": "sleeper#1"' '"reason": "sleep"')
 echo "# sleeper: $r"
 total=$(field "$r" total_ns)
-check "sleeper: off-CPU time at its sleep site ${total:-?} ns, at least 2 s, within 3% of the ${slept:-?} ns its own clock saw and no more" \
-	awk -v t="${total:-0}" -v s="${slept:-0}" 'BEGIN { exit !(t >= 2e9 && t <= s && t >= 0.97 * s) }'
+wr=$(row /tmp/sleeper.json wall '"app": "sleeper#1"')
+queued=$(field "$wr" runqueue_ns)
+check "sleeper: off-CPU time at its sleep site ${total:-?} ns, at least 2 s, no more than the ${slept:-?} ns its own clock saw, and with its ${queued:-?} ns of run-queue wait within 3% of it" \
+	awk -v t="${total:-0}" -v q="${queued:--1}" -v s="${slept:-0}" \
+	'BEGIN { exit !(t >= 2e9 && t <= s && q >= 0 && t + q >= 0.97 * s && t + q <= 1.03 * s) }'
 check "sleeper: $(field "$r" count) off-CPU intervals there for 200 sleeps" \
 	between "$(field "$r" count)" 200 201
 w=$(row /tmp/sleeper.json wakeups '"wakee": "sleeper#1"')
