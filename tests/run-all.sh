@@ -347,12 +347,12 @@ tap_group "make run" "$logs/make-run.log" $?
 stage "Debian: packages (make deb), a bookworm image with them (make image), systemd boots it"
 # The test kernel's configuration, not Debian's (make deb-debian builds
 # that one): bindeb-pkg relinks and packages the kernel already built.
-lintian_check() {	# errors fail; warnings are listed in the log
-	lintian --fail-on error out/deb/sleepy-tools_*.deb
+lintian_check() {	# errors and warnings fail
+	lintian --fail-on error,warning out/deb/sleepy-tools_*.deb
 }
 if step "make deb: linux-image, linux-headers and sleepy-tools" "$logs/deb.log" "" \
 	bash scripts/make-deb.sh &&
-   step "lintian out/deb/sleepy-tools_*.deb: no error" "$logs/lintian.log" "" lintian_check &&
+   step "lintian out/deb/sleepy-tools_*.deb: no error, no warning" "$logs/lintian.log" "" lintian_check &&
    step "make image IMAGE_VARIANT=minimal: mmdebstrap, then apt installs the packages" \
 	"$logs/image.log" "" bash scripts/make-image.sh minimal; then
 	QEMU_IMAGE=build/image/minimal.img GUEST_INITRD=build/image/minimal.initrd \
