@@ -47,24 +47,9 @@ struct totals {
 	int64_t first_ns, last_ns;	/* of the intervals read */
 };
 
-static int string_match(const void *slot, const void *arg)
-{
-	return !strcmp(*(char *const *)slot, arg);
-}
-
 static const char *intern(struct totals *t, const char *s)
 {
-	char **slot = sleepy_table_get(&t->strings, sleepy_hash_string(s),
-				       string_match, s);
-
-	if (!*slot) {
-		*slot = strdup(s);
-		if (!*slot) {
-			fprintf(stderr, "sleepy-parse: out of memory\n");
-			exit(1);
-		}
-	}
-	return *slot;
+	return sleepy_intern(&t->strings, s);
 }
 
 static int app_match(const void *slot, const void *arg)

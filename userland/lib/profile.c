@@ -484,35 +484,31 @@ static void add_app_start(struct sleepy_profile *profile,
 		 app->instance);
 }
 
-static uint64_t hash_string(const char *s)
-{
-	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		hash = (hash ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return hash;
-}
-
-static int path_match(const void *slot, const void *arg)
+static int string_match(const void *slot, const void *arg)
 {
 	return !strcmp(*(char *const *)slot, arg);
 }
 
-/* One copy of each path: every process maps the same few libraries. */
-static const char *intern_path(struct sleepy_profile *profile,
-			       const char *path)
+const char *sleepy_intern(struct sleepy_table *strings, const char *s)
 {
-	char **slot = sleepy_table_get(&profile->paths, hash_string(path),
-				       path_match, path);
+	char **slot = sleepy_table_get(strings, sleepy_hash_string(s),
+				       string_match, s);
 
 	if (!*slot) {
-		*slot = strdup(path);
+		*slot = strdup(s);
 		if (!*slot) {
 			fprintf(stderr, "sleepy: out of memory\n");
 			exit(1);
 		}
 	}
 	return *slot;
+}
+
+/* One copy of each path: every process maps the same few libraries. */
+static const char *intern_path(struct sleepy_profile *profile,
+			       const char *path)
+{
+	return sleepy_intern(&profile->paths, path);
 }
 
 static void add_mmap(struct sleepy_profile *profile,

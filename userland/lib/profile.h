@@ -218,6 +218,12 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count);
 
+/*
+ * The one copy of @s in @strings (a table of char *, which owns them),
+ * made on first use.
+ */
+const char *sleepy_intern(struct sleepy_table *strings, const char *s);
+
 /* Generic table, exposed for the tests. */
 void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
 void sleepy_table_free(struct sleepy_table *table);
