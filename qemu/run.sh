@@ -11,8 +11,10 @@ rm -f "$top/out/sleepy.data" "$top/out/profile.pb.gz" "$top/out/flamegraph.svg" 
 	"$top/out/run-status"
 echo "run: Linux $(make -s -C "$top/build/linux" kernelversion) + sleepy, QEMU TCG, 2 vCPUs${PROGRAM:+, profiling $PROGRAM ${ARGS:-}}${SLEEPY_OPTS:+, options $SLEEPY_OPTS}"
 # The whole console goes to out/console.log; show what the guest says.
+# loglevel=6: the banner, warnings and errors reach the console (make
+# test scans it), the boot's informational lines do not.
 bash "$top/qemu/boot.sh" "$top/build/kernel-normal/arch/x86/boot/bzImage" "$initrd" run \
-	"$top/out/console.log" 900 "kunit.enable=0 quiet" |
+	"$top/out/console.log" 900 "kunit.enable=0 loglevel=6" |
 	awk '/sleepy-guest: Linux/ { on = 1; sub(/.*sleepy-guest/, "sleepy-guest") } on'
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 status=$(cat "$top/out/run-status" 2>/dev/null || echo "no status")

@@ -25,15 +25,9 @@ mkdir -p "$logs"
 t0=$(date +%s)
 deadline=$((t0 + ${SLEEPY_TEST_MINUTES:-85} * 60))
 pass=0 fail=0 skipped=0
+. "$top/tests/runner/lib.sh"
 stage_name= stage_t0= stage_times=()
 
-result() {	# result ok|fail|skip NAME
-	case $1 in
-	ok) pass=$((pass + 1)); echo "ok - $2" ;;
-	skip) skipped=$((skipped + 1)); echo "skip - $2" ;;
-	*) fail=$((fail + 1)); echo "not ok - $2" ;;
-	esac
-}
 clock() { local s=$(( $(date +%s) - t0 )); printf '%d:%02d' $((s / 60)) $((s % 60)); }
 # Each stage's time in the last run on this machine (build/ is kept), for
 # the progress lines; a new machine has none, and no estimate is given.
@@ -61,28 +55,6 @@ finish() {
 }
 trap 'echo "make test: interrupted"; fail=$((fail + 1)); finish' INT TERM
 
-# watch LOG PROGRESS COMMAND...: runs COMMAND with its output in LOG and,
-# every minute, says how long it has run and what PROGRESS (a command)
-# prints.  Returns COMMAND's exit status.
-watch() {
-	local log=$1 progress=$2
-	shift 2
-	"$@" > "$log" 2>&1 &
-	watch_pid $! "$progress"
-}
-watch_pid() {	# watch_pid PID PROGRESS: waits for a child of this shell
-	local pid=$1 progress=$2 start now last
-	start=$(date +%s) last=$start
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 2
-		now=$(date +%s)
-		if [ $((now - last)) -ge 60 ]; then
-			last=$now
-			echo "   ... $((now - start)) s${progress:+: $($progress 2>/dev/null)}"
-		fi
-	done
-	wait "$pid"
-}
 step() {	# step NAME LOG PROGRESS COMMAND...: a build step that must work
 	local name=$1 log=$2 progress=$3 t=$(date +%s)
 	shift 3
@@ -105,47 +77,6 @@ guest_progress() {	# guest_progress LABEL
 }
 tap_results() { echo "$(grep -cE '^(not )?ok ' "$1") results"; }
 
-# tap_group LABEL FILE [STATUS]: one group's TAP against its plan.  STATUS
-# is the program's exit status: non-zero fails the group unless a result
-# already failed (then 1..127 is expected); missing or >= 128 always does.
-tap_group() {
-	local label=$1 file=$2 status=${3-} plan= n=0 failed=0 line name
-	if [ ! -s "$file" ]; then
-		result fail "$label: no results (${file#$top/} missing or empty)"
-		return
-	fi
-	while IFS= read -r line; do
-		line=${line%$'\r'}
-		[[ $line =~ ^(not )?ok( [0-9]+)?( - | )?(.*) ]] && name=${BASH_REMATCH[4]}
-		case $line in
-		1..*) [ -z "$plan" ] && plan=${line#1..} ;;
-		"not ok"*) n=$((n + 1)); failed=$((failed + 1)); result fail "$label: $name" ;;
-		"ok"*" # SKIP"*) n=$((n + 1)); result skip "$label: $name" ;;
-		"ok "*) n=$((n + 1)); result ok "$label: $name" ;;
-		esac
-	done < "$file"
-	if [ -z "$plan" ]; then
-		result fail "$label: no TAP plan (1..N): it did not start or died early"
-	elif [ "$n" != "$plan" ]; then
-		result fail "$label: $n results where the plan says $plan (a crash, a hang or a miscount)"
-	fi
-	[ -z "$status" ] && return
-	if [ "$status" = 0 ] || { [ "$failed" -gt 0 ] && [ "$status" -gt 0 ] 2>/dev/null && [ "$status" -lt 128 ]; }; then
-		return
-	fi
-	result fail "$label: exit status ${status:-missing}"
-}
-# Any kernel report in a console log fails the run.
-scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
-	local hits
-	if ! grep -qa 'Linux version' "$1" 2>/dev/null; then
-		result fail "$2: no kernel boot messages in the console log (${1#$top/})"
-		return
-	fi
-	hits=$(grep -aEf "$top/tests/kernel-reports.ere" "$1" | head -n 5)
-	if [ -z "$hits" ]; then result ok "$2: no kernel report or user-space crash in the console"
-	else result fail "$2: reports in the console: $hits"; fi
-}
 # A second 9p device (the repository's qemu/, read-only; test-irq mounts
 # it) in slot 8, whose INTx the pc machine routes to IRQ 11 as the
 # share's: a shared line, for the histograms per action.
@@ -307,11 +238,11 @@ QEMU_EXTRA="-fsdev local,id=slow,path=$top/build/throttled,security_model=none,r
 guest_finish mm-lock mm-lock
 
 stage "host: unit tests and fuzzing"
-build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
+bounded build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 tap_group host "$logs/host-unit.log" $?
 # The host's kernel has no sleepy: the tools say so in one line, exit 1.
 if grep -qw __x64_sys_sleepy_start /proc/kallsyms; then
-	result skip "tools on a kernel without sleepy (this host runs one with it)"
+	skip_or_fail "tools on a kernel without sleepy (this host runs one with it)"
 else
 	for tool in "sleepy-start -o $logs/nosleepy.data" sleepy-stop; do
 		out=$(build/userland/$tool 2>&1); status=$?
@@ -325,15 +256,15 @@ else
 fi
 step "build the fuzzer and the corpus replay (clang, ASan, UBSan)" "$logs/fuzz-build.log" "" \
 	make -s -C userland/fuzz O="$top/build/fuzz" HDR="$top/build/headers/include"
-build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
+bounded build/fuzz/replay_recording userland/fuzz/corpus userland/fuzz/regressions > "$logs/fuzz-replay.log" 2>&1
 tap_group "fuzz replay" "$logs/fuzz-replay.log" $?
-build/fuzz/replay_elf userland/fuzz/corpus-elf userland/fuzz/regressions-elf > "$logs/fuzz-replay-elf.log" 2>&1
+bounded build/fuzz/replay_elf userland/fuzz/corpus-elf userland/fuzz/regressions-elf > "$logs/fuzz-replay-elf.log" 2>&1
 tap_group "fuzz replay (ELF)" "$logs/fuzz-replay-elf.log" $?
 step "fuzz the recording reader and reports, and the ELF reading, for 60 s: no crash" \
 	"$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
 tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
 
-python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
+bounded python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
 tap_group "README figures in bench/results" "$logs/readme-figures.log" $?
 
 stage "host: the patch series"
@@ -341,7 +272,7 @@ SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scrip
 tap_group series "$logs/series.log" $?
 
 stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program"
-bash tests/run/test-make-run.sh > "$logs/make-run.log" 2>&1
+bounded bash tests/run/test-make-run.sh > "$logs/make-run.log" 2>&1
 tap_group "make run" "$logs/make-run.log" $?
 
 stage "Debian: packages (make deb), a bookworm image with them (make image), systemd boots it"
@@ -361,7 +292,7 @@ if step "make deb: linux-image, linux-headers and sleepy-tools" "$logs/deb.log" 
 	# sleepy.service's profiles, in a reader we did not write.
 	profiles=$(ls "$results"/image/profiles/*.pb.gz 2>/dev/null)
 	if [ -n "$profiles" ] &&
-	   timeout 300 go tool pprof -top -sample_index=samples $profiles > "$logs/service-pprof.log" 2>&1 &&
+	   bounded timeout 300 go tool pprof -top -sample_index=samples $profiles > "$logs/service-pprof.log" 2>&1 &&
 	   grep -q 'liblzma' "$logs/service-pprof.log"; then
 		result ok "go tool pprof reads sleepy.service's $(wc -w <<< "$profiles") profiles, liblzma among their functions"
 	else

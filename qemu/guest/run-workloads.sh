@@ -41,3 +41,4 @@ sleepy-parse ${symbols:-} --flamegraph cpu $rec > /mnt/out/flamegraph.svg &&
 sleepy-parse ${symbols:-} --pprof /mnt/out/profile.pb.gz $rec &&
 	echo "sleepy-guest: pprof profile written to out/profile.pb.gz"
 cp $rec /mnt/out/sleepy.data 2>/dev/null && echo "sleepy-guest: recording copied to out/sleepy.data"
+echo "sleepy-guest: kernel taint flags $(cat /proc/sys/kernel/tainted)"

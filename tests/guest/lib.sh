@@ -11,9 +11,32 @@ check() {
 	name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
+# parse OUT ARGS...: sleepy-parse ARGS into OUT.  If it exits non-zero,
+# or its JSON says the recording did not end ("complete": false), OUT
+# holds one line saying so instead of the report, so that no check on the
+# report passes on it (checks that something is absent must also see a
+# report: parse's status).  Returns 0, or the failing exit status (1 when
+# only incomplete).
+parse() {
+	parse_out=$1; shift
+	sleepy-parse "$@" > "$parse_out" 2> "$parse_out.err"
+	parse_status=$?
+	[ "$parse_status" = 0 ] && grep -q '"complete": false' "$parse_out" && parse_status=1
+	[ "$parse_status" = 0 ] && return 0
+	echo "sleepy-parse $* failed (exit $parse_status): $(head -n 1 "$parse_out.err")" |
+		tee "$parse_out" | sed 's/^/# /'
+	return "$parse_status"
+}
 # json_num FILE KEY: a top-level number from sleepy-parse --format json.
 json_num() {
 	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n1
+}
+
+# app_samples JSON PID: that process's samples in the report by
+# application of sleepy-parse --format json.
+app_samples() {
+	sed -n '/^  "by_app": \[/,/^  \]/p' "$1" | grep -F "\"pid\": $2," |
+		sed -n 's/.*"samples": \([0-9]*\).*/\1/p' | head -n1
 }
 
 # Results reach the host as files on the 9p share (out/test/results/LABEL,

@@ -12,27 +12,47 @@
 # and nothing is dropped.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 9
+plan 15
 seconds=${SLEEPY_ICOUNT_SECONDS:-10}
+# cpu_ticks PID: its user + system time in clock ticks (USER_HZ 100).
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 for hz in 15000 20000 50000; do
 	/sleepy/bench/loop 100000000000 > /tmp/l1.out & l1=$!
 	/sleepy/bench/loop 100000000000 > /tmp/l2.out & l2=$!
-	# The loops' progress: CPU time they got during the session.
+	# Independent clocks around the session: the guest's uptime, and the
+	# CPU time each loop got.
+	c1a=$(cpu_ticks $l1) c2a=$(cpu_ticks $l2)
+	read -r up0 _ < /proc/uptime
 	sleepy-start -F $hz -o /tmp/r$hz.data > /dev/null
-	t1a=$(awk '{ print $14 }' /proc/$l1/stat); t2a=$(awk '{ print $14 }' /proc/$l2/stat)
 	sleep $seconds
-	t1b=$(awk '{ print $14 }' /proc/$l1/stat); t2b=$(awk '{ print $14 }' /proc/$l2/stat)
 	summary=$(sleepy-stop); status=$?
+	read -r up1 _ < /proc/uptime
+	c1b=$(cpu_ticks $l1) c2b=$(cpu_ticks $l2)
 	kill $l1 $l2; wait $l1 $l2 2>/dev/null
-	echo "icount $hz Hz: $summary; loop user ticks $((t1b - t1a)) and $((t2b - t2a)) in $seconds s"
+	echo "# icount $hz Hz: $summary; loop CPU ticks $((c1b - c1a)) and $((c2b - c2a)), uptime $up0 to $up1"
 	check "icount: $hz Hz on two busy vCPUs: the session stops and the recording is whole" \
 		[ $status = 0 ]
-	# User time each loop got, in clock ticks (USER_HZ 100): at least
-	# 90% of the session's length.
-	check "icount: $hz Hz: both loops kept running ($((t1b - t1a)) and $((t2b - t2a)) ticks of $((seconds * 100)))" \
-		[ $((t1b - t1a)) -ge $((seconds * 90)) -a $((t2b - t2a)) -ge $((seconds * 90)) ]
+	# CPU time each loop got, in clock ticks: at least 90% of the session.
+	check "icount: $hz Hz: both loops kept running ($((c1b - c1a)) and $((c2b - c2a)) ticks of $((seconds * 100)))" \
+		[ $((c1b - c1a)) -ge $((seconds * 90)) -a $((c2b - c2a)) -ge $((seconds * 90)) ]
 	dropped=$(echo "$summary" | sed -n 's/.* samples, \([0-9]*\) dropped,.*/\1/p')
 	check "icount: $hz Hz: the drainer kept up (${dropped:-no summary} dropped)" \
 		[ "${dropped:-x}" = 0 ]
-	rm -f /tmp/r$hz.data
+	# The grid: hz periods a second on each CPU, for at least the sleep
+	# and at most the uptime around the session.  Every period is a
+	# sample or counted missed (a vCPU QEMU did not run at its timer's
+	# deadline), and samples are at least 95% of them.
+	parse /tmp/r$hz.json --format json /tmp/r$hz.data
+	samples=$(json_num /tmp/r$hz.json samples) missed=$(json_num /tmp/r$hz.json missed)
+	check "icount: $hz Hz: ${samples:-no} samples + ${missed:-?} missed periods, of $((hz * 2 * seconds)) to $hz x 2 x uptime's $up0-$up1 s periods, samples >= 95%" \
+		awk -v s="${samples:-0}" -v m="${missed:-0}" -v hz=$hz -v t=$seconds -v a="$up0" -v b="$up1" \
+		'BEGIN { lo = hz * 2 * t; hi = hz * 2 * (b - a)
+			 exit !(s > 0 && s + m >= 0.99 * lo && s + m <= 1.01 * hi && s >= 0.95 * lo) }'
+	# Each loop's samples against its own CPU time: hz a second of it.
+	s1=$(app_samples /tmp/r$hz.json $l1) s2=$(app_samples /tmp/r$hz.json $l2)
+	check "icount: $hz Hz: the loops' samples (${s1:-none}, ${s2:-none}) against hz x their CPU time ($((c1b - c1a)), $((c2b - c2a)) ticks): 95-102%" \
+		awk -v s1="${s1:-0}" -v s2="${s2:-0}" -v c1=$((c1b - c1a)) -v c2=$((c2b - c2a)) -v hz=$hz \
+		'BEGIN { e1 = hz * c1 / 100; e2 = hz * c2 / 100
+			 exit !(e1 > 0 && e2 > 0 && s1 >= 0.95 * e1 && s1 <= 1.02 * e1 && s2 >= 0.95 * e2 && s2 <= 1.02 * e2) }'
+	rm -f /tmp/r$hz.data /tmp/r$hz.json
 done

@@ -107,7 +107,7 @@ plan 17
 # sleeps beside the debug kernel's build), within 3% of it.
 sleepy-record --sched -k -o /tmp/sleeper.data -- $bin/sleeper 200 10 > /tmp/sleeper.out
 slept=$(grep -xE "[0-9]+" /tmp/sleeper.out)	# its line, beside the summary
-sleepy-parse --format json /tmp/sleeper.data > /tmp/sleeper.json
+parse /tmp/sleeper.json --format json /tmp/sleeper.data
 r=$(row /tmp/sleeper.json offcpu '"app": "sleeper#1"' '"reason": "sleep"')
 echo "# sleeper: $r"
 total=$(field "$r" total_ns)
@@ -127,7 +127,7 @@ check "sleeper: the kernel site $(field "$r" kernel_ip) is in ${function:-nothin
 	eval 'case "$function" in *nanosleep*) true ;; *) false ;; esac'
 # The same as folded stacks: one line per stack, "FRAMES NS", heaviest
 # first; the sleeper's sleep site is the report's.
-sleepy-parse --folded offcpu /tmp/sleeper.data > /tmp/sleeper.folded
+parse /tmp/sleeper.folded --folded offcpu /tmp/sleeper.data
 status=$?
 folded=$(grep '^sleeper#1;\[sleep\];' /tmp/sleeper.folded | head -n1)
 echo "# folded: $folded"
@@ -140,7 +140,7 @@ check "sleeper: --folded offcpu exits $status with $lines lines, $bad of them no
 
 # A reader blocked on a pipe that a writer feeds every 20 ms, 100 times.
 sleepy-record --sched -o /tmp/pipe.data -- sh -c "$bin/writer 100 20 | $bin/reader" > /tmp/reader.out
-sleepy-parse --format json --chain reader#1 /tmp/pipe.data > /tmp/pipe.json
+parse /tmp/pipe.json --format json --chain reader#1 /tmp/pipe.data
 r=$(row /tmp/pipe.json wakeups '"waker": "writer#1"' '"wakee": "reader#1"')
 echo "# pipe: $r"
 check "pipe: the reader read $(head -n1 /tmp/reader.out) bytes of 100" [ "$(head -n1 /tmp/reader.out)" = 100 ]
@@ -163,7 +163,7 @@ check "pipe: --chain reader#1 puts $(field "$r" wakee_blocked_ns) ns of the read
 # wakeup (sched_wakeup_new), so its first wait for a CPU is its run-queue
 # time and its lifetime is accounted in full.
 sleepy-record --sched -o /tmp/fork.data -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done' > /dev/null
-sleepy-parse --format json /tmp/fork.data > /tmp/fork.json
+parse /tmp/fork.json --format json /tmp/fork.data
 sed -n '/^  "wall": \[/,/^  \]/p' /tmp/fork.json | grep '"app": "sh#' | grep -v '"app": "sh#1"' > /tmp/fork.rows
 sed 's/^/# fork: /' /tmp/fork.rows
 children=$(wc -l < /tmp/fork.rows)
@@ -177,7 +177,7 @@ check "fork: $children children, $waited of them runnable from their new-task wa
 # main to exit: sleepy's on-CPU time and lifetime, from its own switch
 # and process records, must agree with them.
 sleepy-record --sched -o /tmp/hogs.data -- sh -c "$bin/hog 1 2 & $bin/hog 1 2; wait" > /tmp/hogs.out
-sleepy-parse --format json /tmp/hogs.data > /tmp/hogs.json
+parse /tmp/hogs.json --format json /tmp/hogs.data
 waits=0 accounted=0 shares=0 on_cpu=0 lifetimes=0
 for hog in hog#1 hog#2; do
 	r=$(row /tmp/hogs.json wall "\"app\": \"$hog\"")
@@ -208,7 +208,7 @@ check "hogs: lifetime from main to exit + at most 5%: $lifetimes of 2" [ $lifeti
 # first, about log2(10) = 3.3 buckets apart.
 sleepy-record --sched -o /tmp/short.data -- $bin/sleeper 50 2 > /dev/null
 sleepy-record --sched -o /tmp/long.data -- $bin/sleeper 50 20 > /dev/null
-sleepy-parse diff --format json /tmp/short.data /tmp/long.data > /tmp/diff.json
+parse /tmp/diff.json diff --format json /tmp/short.data /tmp/long.data
 r=$(sed -n '/"rank": 1,/p' /tmp/diff.json)
 echo "# diff: $r"
 check "diff: the sleeper's sleeps rank first ($(field "$r" operation), EMD $(field "$r" emd), 3.3 expected)" \

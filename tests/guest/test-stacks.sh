@@ -14,7 +14,7 @@ weight() {
 
 sleepy-record -g -F 1000 -o /tmp/tree.data -- sleepy_calltree tree 3 > /tmp/tree.log 2>&1
 check "sleepy-record -g of the call tree: exit 0" [ $? = 0 ]
-sleepy-parse --folded cpu --app sleepy_calltree /tmp/tree.data > /tmp/tree.folded
+parse /tmp/tree.folded --folded cpu --app sleepy_calltree /tmp/tree.data
 hot=$(weight ';main;tree_a;tree_b;tree_c;spin [0-9]+$' /tmp/tree.folded)
 warm=$(weight ';main;tree_a;tree_d;spin [0-9]+$' /tmp/tree.folded)
 all=$(weight '' /tmp/tree.folded)
@@ -25,7 +25,7 @@ check "folded: main;tree_a;tree_b;tree_c;spin ($hot) about 3x main;tree_a;tree_d
 check "folded: the two chains hold 95% of the program's $all samples" \
 	awk -v h="$hot" -v w="$warm" -v a="$all" 'BEGIN { exit !(a > 0 && h + w >= 0.95 * a) }'
 
-sleepy-parse --children --format csv --app sleepy_calltree /tmp/tree.data > /tmp/children.csv
+parse /tmp/children.csv --children --format csv --app sleepy_calltree /tmp/tree.data
 check "--children: exit 0" [ $? = 0 ]
 tree_a=$(awk -F, '$7 == "[.] tree_a" { print $2 }' /tmp/children.csv)
 spin_self=$(awk -F, '$7 == "[.] spin" { print $4 }' /tmp/children.csv)
@@ -34,13 +34,13 @@ check "--children: tree_a's inclusive samples ($tree_a) >= 95% of $all, none its
 check "--children: spin's self samples ($spin_self) >= 95% of $all" \
 	awk -v s="${spin_self:-0}" -v a="$all" 'BEGIN { exit !(a > 0 && s >= 0.95 * a) }'
 
-sleepy-parse --callers tree_c --format csv /tmp/tree.data > /tmp/callers.csv
+parse /tmp/callers.csv --callers tree_c --format csv /tmp/tree.data
 check "--callers tree_c: tree_b, and nothing else" \
 	sh -c "[ \"\$(grep -c '^callers,' /tmp/callers.csv)\" = 1 ] && grep -q '^callers,.*,\[\.\] tree_b$' /tmp/callers.csv"
 # A function interrupted on its first instruction (or its ret) has no
 # frame of its own: its caller comes from the stack pointer, not skipped.
 sleepy-record -g -F 1000 -o /tmp/calls.data -- sleepy_calltree calls 2 > /tmp/calls.log 2>&1
-sleepy-parse --folded cpu --app sleepy_calltree /tmp/calls.data > /tmp/calls.folded
+parse /tmp/calls.folded --folded cpu --app sleepy_calltree /tmp/calls.data
 leaf=$(weight ';calls_leaf [0-9]+$' /tmp/calls.folded)
 all=$(weight '' /tmp/calls.folded)
 sed 's/^/# /' /tmp/calls.folded | head -n 4
@@ -48,11 +48,11 @@ sed 's/^/# /' /tmp/calls.folded | head -n 4
 # where QEMU takes its interrupts (4.8% to 7.1% of the samples seen).
 check "sleepy-record -g of an empty function called in a loop: calls_leaf has $leaf of $all samples (at least 10 and 1%)" \
 	awk -v l="$leaf" -v a="$all" 'BEGIN { exit !(a > 0 && l >= 10 && l >= 0.01 * a) }'
-sleepy-parse --callers calls_leaf --format csv /tmp/calls.data > /tmp/leaf-callers.csv
+parse /tmp/leaf-callers.csv --callers calls_leaf --format csv /tmp/calls.data
 check "--callers calls_leaf: calls_inner, and nothing else ($(grep '^callers,' /tmp/leaf-callers.csv | tr '\n' ' '))" \
 	sh -c "[ \"\$(grep -c '^callers,' /tmp/leaf-callers.csv)\" = 1 ] && grep -q '^callers,.*,\[\.\] calls_inner$' /tmp/leaf-callers.csv"
 
-sleepy-parse --callees tree_a --format csv /tmp/tree.data > /tmp/callees.csv
+parse /tmp/callees.csv --callees tree_a --format csv /tmp/tree.data
 b=$(awk -F, '$5 == "[.] tree_b" { print $2 }' /tmp/callees.csv)
 d=$(awk -F, '$5 == "[.] tree_d" { print $2 }' /tmp/callees.csv)
 check "--callees tree_a: tree_b ($b) before tree_d ($d)" \
@@ -60,7 +60,7 @@ check "--callees tree_a: tree_b ($b) before tree_d ($d)" \
 
 # In the kernel: reads of /dev/zero, with -k.
 sleepy-record -g -k -F 1000 -o /tmp/read.data -- sleepy_calltree read 2 > /tmp/read.log 2>&1
-sleepy-parse --folded cpu --app sleepy_calltree /tmp/read.data > /tmp/read.folded
+parse /tmp/read.folded --folded cpu --app sleepy_calltree /tmp/read.data
 in_kernel=$(weight ';main;read;([^;]*_\[k\];)*(ksys_read|vfs_read)_\[k\]' /tmp/read.folded)
 all=$(weight '' /tmp/read.folded)
 sed 's/^/# /' /tmp/read.folded | head -n 3
@@ -69,7 +69,7 @@ check "-g -k: samples with kernel frames (ksys_read/vfs_read) under main;read: $
 
 # --max-stack 3: every user stack of the tree is deeper, cut and marked.
 sleepy-record -g --max-stack 3 -F 1000 -o /tmp/cut.data -- sleepy_calltree tree 1 > /tmp/cut.log 2>&1
-sleepy-parse --folded cpu --app sleepy_calltree /tmp/cut.data > /tmp/cut.folded
+parse /tmp/cut.folded --folded cpu --app sleepy_calltree /tmp/cut.data
 cut=$(weight '^sleepy_calltree#1;\[cut\];[^;]+;[^;]+;[^;]+ [0-9]+$' /tmp/cut.folded)
 all=$(weight '' /tmp/cut.folded)
 deeper=$(awk -F';' '{ n = NF; if ($NF ~ /^\[kernel\]_\[k\] /) n-- } n > 5' /tmp/cut.folded | wc -l)

@@ -32,7 +32,9 @@ out=$(sleepy-start -o /tmp/b.data 2>&1); status=$?
 check "second sleepy-start: exit 1, busy explained ($out)" \
 	sh -c "[ $status = 1 ] && echo '$out' | grep -q 'already running'"
 check "sleepy-stop after start: exit 0" sleepy-stop
-check "recording parses cleanly" sh -c 'sleepy-parse /tmp/a.data >/dev/null'
+parse /tmp/a.json --format json /tmp/a.data
+check "recording parses cleanly: exit $parse_status, complete, a report by application" \
+	eval 'grep -q "\"complete\": true" /tmp/a.json && grep -q "\"by_app\": \[" /tmp/a.json'
 
 sleepy-record -o /tmp/r.data -- sh -c 'exit 3' >/dev/null 2>&1
 check "sleepy-record returns the command's exit status" [ $? = 3 ]
@@ -57,15 +59,24 @@ out=$(sleepy-parse /tmp/empty.data 2>&1); status=$?
 check "empty file: exit 1, one line ($out)" [ $status = 1 -a "$(echo "$out" | wc -l)" = 1 ]
 sleepy-parse /no/such/file >/dev/null 2>&1
 check "missing file: exit 1" [ $? = 1 ]
-sleepy-parse --format json /tmp/l.data > /tmp/l.json
+parse /tmp/l.json --format json /tmp/l.data
 check "json output has both reports" \
 	sh -c 'grep -q "\"by_app\": \[" /tmp/l.json && grep -q "\"by_app_ip\": \[" /tmp/l.json'
-check "csv output has a header and rows" \
-	sh -c 'sleepy-parse --format csv /tmp/l.data | head -n1 | grep -q ^report,app'
-sleepy-parse --format csv --app loop /tmp/l.data | tail -n +2 > /tmp/app.csv
+# CSV: the header, then rows of as many fields, whose samples by
+# application add up to the recording's.
+parse /tmp/l.csv --format csv /tmp/l.data
+read -r header rows bad apps ips <<EOF
+$(awk -F, 'NR == 1 { header = $0 == "report,app,pid,ip,mode,function,samples,percent,dso"; nf = NF; next }
+	NF != nf { bad++ } $1 == "by_app" { apps += $7 } $1 == "by_app_ip" { ips++ }
+	END { print header + 0, NR - 1, bad + 0, apps + 0, ips + 0 }' /tmp/l.csv)
+EOF
+check "csv output: header $header, $rows rows, $bad of another width, $apps samples by application of $(json_num /tmp/l.json samples), $ips by IP" \
+	eval '[ "$header" = 1 ] && [ "$bad" = 0 ] && [ "$apps" = "$(json_num /tmp/l.json samples)" ] && [ "$apps" -gt 0 ] && [ "$ips" -gt 0 ]'
+parse /tmp/app.csv --format csv --app loop /tmp/l.data
+sed -i 1d /tmp/app.csv
 check "--app loop keeps only loop, and loop is there ($(wc -l < /tmp/app.csv) rows)" \
 	sh -c '[ -s /tmp/app.csv ] && ! grep -v ",loop#1," /tmp/app.csv'
-ip_rows=$(sleepy-parse --format csv /tmp/l.data | grep -c '^by_app_ip,')
+ip_rows=$(grep -c '^by_app_ip,' /tmp/l.csv)
 top_rows=$(sleepy-parse --format csv --top 2 /tmp/l.data | grep -c '^by_app_ip,')
 check "--top 2: two of the $ip_rows rows by IP" [ "$ip_rows" -gt 2 -a "$top_rows" = 2 ]
 

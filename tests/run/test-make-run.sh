@@ -4,18 +4,30 @@
 # is profiled with the options in SLEEPY_OPTS; its flame graph is valid
 # SVG (used in headless Chromium), its samples open in the speedscope
 # viewer and its pprof profile in go tool pprof on the host; a program that fails makes make run fail with
-# one line saying so.  Runs qemu/run.sh, make run's
+# one line saying so; no guest's console has a kernel report.  Runs qemu/run.sh, make run's
 # last step, as make run would (its prerequisites are built by now, and a
 # second make could race the debug kernel build).  TAP on stdout.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d /tmp/sleepy-run-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-echo "1..21"
+echo "1..24"
 n=0
 check() {	# check NAME COMMAND...
 	n=$((n + 1))
 	if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi
+}
+# console_clean RUN: the guest's whole console (out/console.log, kept as
+# out/test/make-run-RUN.console) has the kernel's boot messages, no kernel
+# report and the guest's taint flags 0, as every other guest's.
+console_clean() {
+	local log=$top/out/test/make-run-$1.console hits status taint
+	cp "$top/out/console.log" "$log" 2>/dev/null || : > "$log"
+	hits=$(grep -aEf "$top/tests/kernel-reports.ere" "$log" | head -n 3)
+	status=${PIPESTATUS[0]}
+	taint=$(sed -n 's/^sleepy-guest: kernel taint flags \([0-9]*\).*/\1/p' "$log")
+	check "$1: the guest's console has the kernel's banner, no kernel report (grep status $status${hits:+: $hits}), taint flags ${taint:-missing}" \
+		eval 'grep -qa "Linux version" "$log" && [ "$status" = 1 ] && [ "$taint" = 0 ]'
 }
 gcc -O1 -g -fPIC -shared -o "$dir/libhot.so" "$top/tests/run/libhot.c" &&
 gcc -O1 -fPIE -pie -o "$dir/hot" "$top/tests/run/hot.c" -L"$dir" -lhot \
@@ -27,11 +39,17 @@ PROGRAM="$dir/hot" ARGS="300000000" SLEEPY_OPTS="-F 2000" bash "$top/qemu/run.sh
 	> "$dir/ok.log" 2>&1
 status=$?
 cp "$dir/ok.log" "$top/out/test/make-run-ok.log"
+console_clean ok
 check "make run PROGRAM=PIE with an rpath library under /tmp exits 0 (status $status)" [ $status = 0 ]
 check "the program found its library and ran to the end" \
 	grep -q "^hot: " "$dir/ok.log"
-check "SLEEPY_OPTS reached the profiler (the report says 2000 Hz)" \
-	grep -q "2000 Hz" "$dir/ok.log"
+# SLEEPY_OPTS="-F 2000": hot#1's samples against 2000 Hz times its own CPU
+# time (the default, the guest kernel's tick at HZ=1000, gives half).
+samples=$(sed -nE 's/^ *([0-9]+) +[0-9.]+% +hot#1 +[0-9]+\r?$/\1/p' "$dir/ok.log" | head -n1)
+cpu_ns=$(sed -nE 's/^hot: [0-9a-f]+, ([0-9]+) ns on CPU\r?$/\1/p' "$dir/ok.log")
+check "SLEEPY_OPTS reached the profiler: hot#1 has ${samples:-no} samples in ${cpu_ns:-?} ns on CPU, 75-102% of 2000 Hz" \
+	awk -v s="${samples:-0}" -v ns="${cpu_ns:-0}" \
+	'BEGIN { want = 2000 * ns / 1e9; exit !(ns > 0 && s >= 0.75 * want && s <= 1.02 * want) }'
 check "the report has the program's samples (hot#1)" \
 	grep -Eq "^ *[0-9]+ +[0-9.]+% +hot#1" "$dir/ok.log"
 # Named from the recording's mappings alone, no -s: the PIE's library.
@@ -131,6 +149,7 @@ GUEST_HOST_PROGRAMS="$dir/libhot.so" PROGRAM="$dir/hot_dlopen" \
 	> "$dir/dlopen.log" 2>&1
 status=$?
 cp "$dir/dlopen.log" "$top/out/test/make-run-dlopen.log"
+console_clean dlopen
 check "make run of a PIE that dlopen()s its library exits 0 (status $status)" [ $status = 0 ]
 check "the program loaded the library and ran to the end" \
 	grep -q "^hot_dlopen: " "$dir/dlopen.log"
@@ -140,6 +159,7 @@ check "its hot loop is named in the dlopen()ed library: hot_loop (libhot.so)" \
 PROGRAM="$dir/hot" ARGS="1000 3" bash "$top/qemu/run.sh" > "$dir/fail.log" 2>&1
 status=$?
 cp "$dir/fail.log" "$top/out/test/make-run-fail.log"
+console_clean fail
 check "make run of a program that exits 3 fails (status $status)" [ $status != 0 ]
 check "and says so in one line" \
 	grep -q "^run: .*hot exited with status 3$" "$dir/fail.log"

@@ -52,7 +52,7 @@ struct stream {
 };
 
 struct cpu_stats {
-	uint64_t samples, dropped, missed;
+	uint64_t samples, dropped, missed, idle;
 };
 
 /*
@@ -183,7 +183,8 @@ static inline int read_stats(int session, struct cpu_stats *stats)
 				break;	/* past the possible CPUs */
 			return -1;
 		}
-		stats[cpu] = (struct cpu_stats){ c.samples, c.dropped, c.missed };
+		stats[cpu] = (struct cpu_stats){ c.samples, c.dropped, c.missed,
+						 c.idle };
 	}
 	return cpu ? 0 : -1;
 }
@@ -225,6 +226,41 @@ static inline void spin(int ms)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 	while ((now.tv_sec - start.tv_sec) * 1000 +
 	       (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
+static inline uint64_t monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* Keeps this thread on the CPU it runs on; returns that CPU, or -1. */
+static inline int pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return cpu < 0 || sched_setaffinity(0, sizeof(set), &set) ? -1 : cpu;
+}
+
+/*
+ * The sampling grid of one busy CPU: @hz periods a second, each a sample,
+ * a drop, an idle tick or a missed period.  At least 97% of those in the
+ * @busy_ns the test spun inside the session, at most those in the
+ * @elapsed_ns from before its start to after its stop, and one more at
+ * each end.
+ */
+static inline bool grid_accounted(const struct cpu_stats *c, unsigned int hz,
+				  uint64_t busy_ns, uint64_t elapsed_ns)
+{
+	uint64_t points = c->samples + c->dropped + c->idle + c->missed;
+
+	return points * 100 >= hz * busy_ns / 1000000000ULL * 97 &&
+	       points <= hz * elapsed_ns / 1000000000ULL + 2;
 }
 
 static inline pid_t run(const char *path)
