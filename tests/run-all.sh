@@ -1,7 +1,8 @@
 #!/bin/bash
 # make test: builds everything, runs every test and ends with one summary
 # line "N passed, N failed, N skipped"; exits non-zero if anything failed.
-#   host:   unit tests of the userland library, fuzz corpus replay and a
+#   host:   make test's own rules (tests/runner), unit tests of the
+#           userland library, fuzz corpus replay and a
 #           short fuzz run, the README's figures against bench/results,
 #           the patch series (checkpatch, per-patch builds, sparse,
 #           CONFIG_SLEEPY=n)
@@ -238,6 +239,9 @@ QEMU_EXTRA="-fsdev local,id=slow,path=$top/build/throttled,security_model=none,r
 guest_finish mm-lock mm-lock
 
 stage "host: unit tests and fuzzing"
+# The runner's own rules, each broken on purpose once.
+bounded bash tests/runner/test-runner.sh > "$logs/runner.log" 2>&1
+tap_group runner "$logs/runner.log" $?
 bounded build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 tap_group host "$logs/host-unit.log" $?
 # The host's kernel has no sleepy: the tools say so in one line, exit 1.

@@ -31,11 +31,19 @@ while [ $i -lt $rounds ]; do
 	sleep 1
 	sleepy-stop >/dev/null 2>>/tmp/stress.err ||
 		{ failed=$((failed + 1)); echo "round $i: sleepy-stop failed" >> /tmp/stress.err; }
-	sleepy-parse /tmp/s.data >/dev/null 2>>/tmp/stress.err ||
-		{ failed=$((failed + 1)); echo "round $i: sleepy-parse failed" >> /tmp/stress.err; }
+	# Sampling happened: samples, and stack samples on a -g round.
+	if parse /tmp/s.json --format json /tmp/s.data > /dev/null; then
+		samples=$(json_num /tmp/s.json samples) stack_samples=$(json_num /tmp/s.json stack_samples)
+		if [ "${samples:-0}" = 0 ] || { [ -n "$stacks" ] && [ "${stack_samples:-0}" = 0 ]; }; then
+			failed=$((failed + 1))
+			echo "round $i: ${samples:-no} samples, ${stack_samples:-no} with stacks (${stacks:-no -g})" >> /tmp/stress.err
+		fi
+	else
+		failed=$((failed + 1)); echo "round $i: $(cat /tmp/s.json)" >> /tmp/stress.err
+	fi
 	i=$((i + 1))
 done
 touch /tmp/stop-storm
 wait $s1 $s2
 [ -s /tmp/stress.err ] && sed 's/^/# stress: /' /tmp/stress.err | head -n 40
-check "stress: $rounds sessions at 10 kHz (half with -g -k) under a fork/exec storm, $failed failures" [ $failed = 0 ]
+check "stress: $rounds sessions at 10 kHz (half with -g -k) under a fork/exec storm, each with samples (stacks on -g), $failed failures" [ $failed = 0 ]

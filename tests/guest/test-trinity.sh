@@ -76,10 +76,13 @@ out=$(sleepy-stop 2>&1); status=$?
 check "trinity: the session stops cleanly ($out)" [ $status = 0 ]
 sleepy-parse --format json /tmp/trinity.data > /tmp/trinity.json; status=$?
 samples=$(json_num /tmp/trinity.json samples)
+kernel_samples=$(json_num /tmp/trinity.json kernel_samples)
 missed=$(json_num /tmp/trinity.json missed)
-echo "# trinity: the session's recording: $samples samples, $missed missed periods"
-check "trinity: the recording parses, complete, with samples ($samples; exit $status)" \
-	sh -c "[ $status = 0 ] && [ \"${samples:-0}\" -gt 0 ] && grep -q '\"complete\": true' /tmp/trinity.json"
+echo "# trinity: the session's recording: $samples samples ($kernel_samples in kernel mode), $missed missed periods"
+# A fuzzer lives in system calls: -k must have caught it in the kernel.
+check "trinity: the recording parses, complete, with samples ($samples, $kernel_samples in kernel mode; exit $status)" \
+	sh -c "[ $status = 0 ] && [ \"${samples:-0}\" -gt 0 ] && [ \"${kernel_samples:-0}\" -gt 0 ] &&
+	       grep -q '\"complete\": true' /tmp/trinity.json"
 rm -f /tmp/trinity.data /tmp/after-trinity.data
 sleepy-start -o /tmp/after-trinity.data >/dev/null &&
 	/sleepy/bench/loop 20000000 >/dev/null &&
