@@ -11,7 +11,7 @@ packages+=" protobuf-c-compiler libprotobuf-c-dev golang-go"
 # xmllint for the flame graph's SVG, Chromium and Node.js to click on it
 packages+=" libxml2-utils chromium"
 command -v npm >/dev/null || packages+=" nodejs npm"
-# make bench: perf for the guest, callgrind, the plot
+# make bench: perf for the guest, the plot; callgrind (make test too)
 packages+=" linux-perf valgrind gnuplot-nox"
 # make fuzz (userland/fuzz/): clang with libFuzzer and the sanitizers
 packages+=" clang libclang-rt-14-dev"

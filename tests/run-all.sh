@@ -224,10 +224,23 @@ guest_finish guest kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq \
 	kselftest kselftest-process kselftest-sample kselftest-sched \
 	kselftest-i386 kselftest-i386-process kselftest-i386-sample kselftest-i386-sched \
 	tools agent accuracy idle drain sched irq stacks abi-attack
-# 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running.
+# 15 to 50 kHz on two busy vCPUs: no stall, the loops keep running; and
+# btree's samples, where time is instructions, against callgrind's count
+# of them (run on the host meanwhile) and against nm.
+. qemu/guest/bench-workloads.sh
+bounded valgrind --tool=callgrind --callgrind-out-file="$logs/callgrind.btree" \
+	build/userland/bench/btree $(workload_args btree) > "$logs/callgrind.log" 2>&1 &
+callgrind_pid=$!
 QEMU_EXTRA="-icount shift=1,sleep=off" guest_start icount icount \
 	build/kernel-normal/arch/x86/boot/bzImage 180 "kunit.enable=0"
-guest_finish icount icount
+guest_finish icount icount icount-accuracy
+if wait $callgrind_pid && callgrind_annotate --threshold=100 "$logs/callgrind.btree" > "$logs/callgrind-btree.txt"; then
+	bounded python3 tests/accuracy/check-accuracy.py "$results/icount/btree.json" \
+		build/userland/bench/btree "$logs/callgrind-btree.txt" > "$logs/accuracy-icount.log" 2>&1
+	tap_group "icount accuracy" "$logs/accuracy-icount.log" $?
+else
+	result fail "callgrind on btree (see out/test/callgrind.log)"
+fi
 # A 9p share QEMU throttles to 2 KiB/s, whose page reads hold a process's
 # mmap_lock for seconds (test-mm-lock.sh): about 20 s of the guest's run
 # is that wait, in host time, whatever the machine's speed.
