@@ -68,9 +68,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sleepy-stop: %s\n", sleepy_explain("sleepy_stop", err));
 		return SLEEPY_EXIT_ERROR;
 	}
-	if (sleepy_session_end(drainer, output, &summary))
+	err = sleepy_session_end(drainer, output, &summary);
+	if (err != -1)
+		sleepy_state_remove();
+	if (err)
 		return SLEEPY_EXIT_ERROR;
-	sleepy_state_remove();
 	sleepy_summary_print(&summary, output);
 	return SLEEPY_EXIT_OK;
 }

@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 42
+plan 46
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -192,3 +192,41 @@ awk -F, '$1 == "by_app_ip" && $2 ~ /^sleepy_clock#/ {
 read -r all in_vdso unnamed < /tmp/clock.sum
 check "[vdso]: $in_vdso of $all samples of a clock_gettime() loop named in [vdso], $unnamed unnamed ($(cat /sys/devices/system/clocksource/clocksource0/current_clocksource) clocksource)" \
 	[ "$status" = 0 -a "$all" -gt 100 -a $((in_vdso * 5)) -gt "$all" -a "$unnamed" = 0 ]
+
+# A drainer killed mid-session (kill -9): its descriptor closes, which ends
+# the kernel's session; sleepy-stop says so in one line and exits 1, the
+# recording parses up to the last sub-buffer written (exit 1, a report,
+# complete: false), and a new session starts.
+sleepy-start -F 10000 -o /tmp/k9.data > /tmp/k9-start.out
+drainer=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/k9-start.out)
+/sleepy/bench/loop 100000000 > /dev/null
+kill -9 "${drainer:-none}"
+sleep 0.2
+out=$(sleepy-stop 2>&1); status=$?
+check "kill -9 of the drainer (pid ${drainer:-?}): sleepy-stop exits $status, one line: $out" \
+	eval '[ "$status" = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "drainer .* died"'
+sleepy-parse --format json /tmp/k9.data > /tmp/k9.json 2> /tmp/k9.err; status=$?
+check "its recording parses up to the cut: exit $status, $(json_num /tmp/k9.json samples) samples, complete false ($(head -n 1 /tmp/k9.err))" \
+	eval '[ "$status" = 1 ] && [ "$(json_num /tmp/k9.json samples)" -gt 0 ] && grep -q "\"complete\": false" /tmp/k9.json'
+# sleepy-record killed (kill -9) while its program runs: its drainer sees
+# it gone, stops the session and finishes the recording; the program
+# runs on; there is nothing left for sleepy-stop to stop.
+sleepy-record -F 10000 -o /tmp/r9.data -- /sleepy/bench/loop 100000000000 > /dev/null 2>&1 & record=$!
+sleep 2
+loop=$(for stat in /proc/[0-9]*/stat; do
+	read -r pid comm _ ppid _ < "$stat" 2>/dev/null &&
+		[ "$comm" = "(loop)" ] && [ "$ppid" = "$record" ] && echo "$pid"
+done)
+kill -9 $record; wait $record 2>/dev/null
+sleep 1
+parse /tmp/r9.json --format json /tmp/r9.data
+loop_samples=$(app_samples /tmp/r9.json "${loop:-none}")
+out=$(sleepy-stop 2>&1); stop_status=$?
+running=$(kill -0 "${loop:-none}" 2>/dev/null && echo running || echo gone)
+kill "${loop:-none}" 2>/dev/null
+check "kill -9 of sleepy-record: the recording finished by its drainer (parse exit $parse_status, loop ${loop:-?} with ${loop_samples:-no} samples), the program $running, sleepy-stop exit $stop_status: $out" \
+	eval '[ "${loop_samples:-0}" -gt 0 ] && [ "$running" = running ] && [ "$stop_status" = 1 ] && echo "$out" | grep -q "no session"'
+sleepy-start -o /tmp/after-k9.data > /dev/null; start_status=$?
+out=$(sleepy-stop 2>&1); status=$?
+check "a new session starts (exit $start_status) and stops (exit $status) after both kills" \
+	eval '[ "$start_status" = 0 ] && [ "$status" = 0 ]'

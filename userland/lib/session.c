@@ -40,6 +40,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -843,11 +844,43 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 	return ret;
 }
 
+/*
+ * Whether @drainer still runs: a drainer is one of our tools (its name
+ * starts "sleepy-"), so a pid the system gave to another process since
+ * does not pass for it.
+ */
+static bool drainer_running(pid_t drainer)
+{
+	char path[64], name[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)drainer);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	return !strncmp(name, "sleepy-", strlen("sleepy-"));
+}
+
 int sleepy_session_end(pid_t drainer, const char *output,
 		       struct sleepy_summary *summary)
 {
-	int err = sleepy_sys_stop(0);
+	int err;
 
+	/*
+	 * Killed (kill -9, the OOM killer): its descriptor closed, which
+	 * ended the kernel's session, and the recording ends at the last
+	 * sub-buffer it wrote, without a trailer.
+	 */
+	if (!drainer_running(drainer)) {
+		err = sleepy_sys_stop(0);
+		fprintf(stderr, "sleepy-stop: the drainer (pid %d) died before the stop: %s ends where it stopped writing, without a trailer (sleepy-parse reports it up to there)%s\n",
+			(int)drainer, output, err ? "" : "; stopped the kernel session");
+		return SLEEPY_SESSION_GONE;
+	}
+	err = sleepy_sys_stop(0);
 	if (err) {
 		fprintf(stderr, "sleepy-stop: %s\n", sleepy_explain("sleepy_stop", err));
 		return -1;

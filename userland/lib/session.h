@@ -75,8 +75,11 @@ void sleepy_session_detach(void);
 
 /*
  * Stops the session, lets @drainer write what is left and the trailer,
- * and sums up @output.  Returns 0, or -1 after printing why.
+ * and sums up @output.  Returns 0, or -1 after printing why, or
+ * SLEEPY_SESSION_GONE after saying that the drainer had died (the session
+ * is over: nothing is left to stop).
  */
+#define SLEEPY_SESSION_GONE	(-2)
 int sleepy_session_end(pid_t drainer, const char *output,
 		       struct sleepy_summary *summary);
 
