@@ -441,6 +441,82 @@ static int stop_others_session(void *unused)
 	return 0;
 }
 
+/*
+ * Root of a user namespace nobody made: every capability there, none in
+ * the initial namespace, where perf checks CAP_PERFMON.  So at paranoid 0
+ * it gets what nobody gets (sampling, not the tracepoints), and nothing
+ * at the default level (checked by the caller's step 11).
+ */
+static int start_as_user_namespace_root(void *unused)
+{
+	struct sleepy_attr attr = { .size = sizeof(attr) };
+	long fd;
+
+	if (unshare(CLONE_NEWUSER) || write_file("/proc/self/uid_map", "0 65534 1") ||
+	    setresuid(0, 0, 0) || getuid() != 0)
+		return 10;
+	attr.flags = SLEEPY_FLAG_SCHED;
+	if (sys_start(&attr, 0) != -1 || errno != EPERM)
+		return 12;
+	attr.flags = 0;
+	fd = sys_start(&attr, 0);
+	if (fd < 0)
+		return 13;
+	close(fd);
+	return 0;
+}
+
+TEST_F(sleepy, user_namespace_root_is_no_root)
+{
+	int status;
+	pid_t pid;
+
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_as_user_namespace_root, NULL))
+		TH_LOG("10 no namespace, 12 sched not refused, 13 sampling refused at paranoid 0");
+	pid = fork();
+	if (!pid) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    unshare(CLONE_NEWUSER) || write_file("/proc/self/uid_map", "0 65534 1") ||
+		    setresuid(0, 0, 0))
+			_exit(10);
+		_exit(sys_start(&self->attr, 0) == -1 && errno == EACCES ? 0 : 11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("at the default paranoid level: step %d", WEXITSTATUS(status));
+}
+
+#define KPTR_RESTRICT "/proc/sys/kernel/kptr_restrict"
+
+/* Kernel IPs at paranoid 0: as perf, while kernel addresses are shown. */
+static int start_with_kernel_ips(void *shown)
+{
+	struct sleepy_attr attr = {
+		.size = sizeof(attr), .flags = SLEEPY_FLAG_KERNEL,
+	};
+	long fd = sys_start(&attr, 0);
+
+	if (!shown)
+		return fd == -1 && errno == EACCES ? 0 : 11;
+	if (fd < 0)
+		return 12;
+	close(fd);
+	return 0;
+}
+
+TEST_F(sleepy, kernel_ips_follow_kptr_restrict)
+{
+	char old[16];
+
+	ASSERT_EQ(0, read_file(KPTR_RESTRICT, old, sizeof(old)));
+	ASSERT_EQ(0, write_file(KPTR_RESTRICT, "0"));
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_with_kernel_ips, (void *)1));
+	ASSERT_EQ(0, write_file(KPTR_RESTRICT, "1"));
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_with_kernel_ips, NULL));
+	ASSERT_EQ(0, write_file(KPTR_RESTRICT, old));
+}
+
 /* Root's session is root's: another user's stop is refused. */
 TEST_F(sleepy, stop_by_other_user_refused)
 {
