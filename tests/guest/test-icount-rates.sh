@@ -21,18 +21,18 @@ for hz in 15000 20000 50000; do
 	/sleepy/bench/loop 100000000000 > /tmp/l2.out & l2=$!
 	# Independent clocks around the session: the guest's uptime, and the
 	# CPU time each loop got.
-	c1a=$(cpu_ticks $l1) c2a=$(cpu_ticks $l2)
 	read -r up0 _ < /proc/uptime
 	sleepy-start -F $hz -o /tmp/r$hz.data > /dev/null
+	c1a=$(cpu_ticks $l1) c2a=$(cpu_ticks $l2)
 	sleep $seconds
+	c1b=$(cpu_ticks $l1) c2b=$(cpu_ticks $l2)
 	summary=$(sleepy-stop); status=$?
 	read -r up1 _ < /proc/uptime
-	c1b=$(cpu_ticks $l1) c2b=$(cpu_ticks $l2)
 	kill $l1 $l2; wait $l1 $l2 2>/dev/null
 	echo "# icount $hz Hz: $summary; loop CPU ticks $((c1b - c1a)) and $((c2b - c2a)), uptime $up0 to $up1"
 	check "icount: $hz Hz on two busy vCPUs: the session stops and the recording is whole" \
 		[ $status = 0 ]
-	# CPU time each loop got, in clock ticks: at least 90% of the session.
+	# CPU time each loop got in the sleep, in clock ticks: at least 90%.
 	check "icount: $hz Hz: both loops kept running ($((c1b - c1a)) and $((c2b - c2a)) ticks of $((seconds * 100)))" \
 		[ $((c1b - c1a)) -ge $((seconds * 90)) -a $((c2b - c2a)) -ge $((seconds * 90)) ]
 	dropped=$(echo "$summary" | sed -n 's/.* samples, \([0-9]*\) dropped,.*/\1/p')
@@ -48,11 +48,17 @@ for hz in 15000 20000 50000; do
 		awk -v s="${samples:-0}" -v m="${missed:-0}" -v hz=$hz -v t=$seconds -v a="$up0" -v b="$up1" \
 		'BEGIN { lo = hz * 2 * t; hi = hz * 2 * (b - a)
 			 exit !(s > 0 && s + m >= 0.99 * lo && s + m <= 1.01 * hi && s >= 0.95 * lo) }'
-	# Each loop's samples against its own CPU time: hz a second of it.
+	# Each loop's samples against hz times the CPU time it got during the
+	# sleep inside the session (a little shorter than the session: its
+	# start and stop).  The missed periods fall unevenly on the vCPUs
+	# (QEMU's round robin: 10,287 at 20 kHz, nearly all on one loop's), so
+	# one loop may have 5% fewer samples; its samples and the missed
+	# periods together are every period of the two.
 	s1=$(app_samples /tmp/r$hz.json $l1) s2=$(app_samples /tmp/r$hz.json $l2)
-	check "icount: $hz Hz: the loops' samples (${s1:-none}, ${s2:-none}) against hz x their CPU time ($((c1b - c1a)), $((c2b - c2a)) ticks): 95-102%" \
-		awk -v s1="${s1:-0}" -v s2="${s2:-0}" -v c1=$((c1b - c1a)) -v c2=$((c2b - c2a)) -v hz=$hz \
+	check "icount: $hz Hz: the loops' samples (${s1:-none}, ${s2:-none}; 92-105%) and with the missed periods (98-105%) against hz x their CPU time in the sleep ($((c1b - c1a)), $((c2b - c2a)) ticks)" \
+		awk -v s1="${s1:-0}" -v s2="${s2:-0}" -v m="${missed:-0}" -v c1=$((c1b - c1a)) -v c2=$((c2b - c2a)) -v hz=$hz \
 		'BEGIN { e1 = hz * c1 / 100; e2 = hz * c2 / 100
-			 exit !(e1 > 0 && e2 > 0 && s1 >= 0.95 * e1 && s1 <= 1.02 * e1 && s2 >= 0.95 * e2 && s2 <= 1.02 * e2) }'
+			 exit !(e1 > 0 && e2 > 0 && s1 >= 0.92 * e1 && s1 <= 1.05 * e1 && s2 >= 0.92 * e2 && s2 <= 1.05 * e2 &&
+				s1 + s2 + m >= 0.98 * (e1 + e2) && s1 + s2 + m <= 1.05 * (e1 + e2)) }'
 	rm -f /tmp/r$hz.data /tmp/r$hz.json
 done

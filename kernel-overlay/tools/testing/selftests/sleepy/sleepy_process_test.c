@@ -5,6 +5,7 @@
  * reader's pace, without a reader, against zombies and a fork storm) and
  * pid filters.  Needs root.
  */
+#define _GNU_SOURCE	/* before any header: sleepy_test.h's sched.h API */
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
