@@ -60,8 +60,8 @@ commits=(
 "sleepy: add sessions and the sleepy_start/stop system calls|kernel/sleepy/session.c|0003-sleepy-syscalls.patch|session"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|Documentation/userspace-api/sleepy.rst|0014-sleepy-docs.patch|"
-"selftests/sleepy: scheduler and interrupt records|tools/testing/selftests/sleepy/config tools/testing/selftests/sleepy/sleepy_test.h tools/testing/selftests/sleepy/sleepy_sched_test.c|0013-selftests-sleepy.patch|selftest_sched"
-"selftests/sleepy: the system call ABI|tools/testing/selftests/sleepy/sleepy_test.c||selftest_abi"
+"selftests/sleepy: scheduler and interrupt records|tools/testing/selftests/sleepy/sleepy_test.h tools/testing/selftests/sleepy/sleepy_sched_test.c|0013-selftests-sleepy.patch|selftest_sched"
+"selftests/sleepy: the system call ABI|tools/testing/selftests/sleepy/config tools/testing/selftests/sleepy/sleepy_test.c||selftest_abi"
 "selftests/sleepy: appids, mappings and the start walk|tools/testing/selftests/sleepy/sleepy_process_test.c||selftest_process"
 "selftests/sleepy: samples, call stacks and CPU hotplug|tools/testing/selftests/sleepy/sleepy_sample_test.c||selftest_sample"
 )
@@ -244,9 +244,11 @@ stream as a drainer does.  Added to the default TARGETS."
 bodies[selftest_abi]="Every documented error of sleepy_start() and sleepy_stop(), E2BIG
 write-back, the session descriptor (close stops the session, a killed
 owner frees the buffers) and its ioctls, one reader per buffer, refusal
-in a pid namespace, unprivileged use, start/stop cycles, another user's
-stop refused, the memlock charge, and the sysctls sleepy follows
-(perf_event_max_stack, perf_cpu_time_max_percent, sleepy_max_frequency)."
+in a pid namespace, unprivileged use (the root of a user namespace
+included), start/stop cycles, another user's stop refused, the memlock
+charge, and the sysctls sleepy follows (perf_event_max_stack,
+perf_cpu_time_max_percent, sleepy_max_frequency, kptr_restrict); the
+configuration the suite needs (config)."
 bodies[selftest_process]="New appids on fork, exec and pid reuse, the executable mappings (at
 the start, mmap, mprotect, exec), the start walk beside 2,000
 processes with the smallest buffers (nothing lost, every process and

@@ -217,23 +217,20 @@ static inline bool has_exit(struct stream *s, uint32_t appid)
 	return false;
 }
 
-static inline void spin(int ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	while ((now.tv_sec - start.tv_sec) * 1000 +
-	       (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
-}
-
 static inline uint64_t monotonic_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static inline void spin(int ms)
+{
+	uint64_t end = monotonic_ns() + ms * 1000000ULL;
+
+	while (monotonic_ns() < end)
+		continue;
 }
 
 /* Keeps this thread on the CPU it runs on; returns that CPU, or -1. */
@@ -248,11 +245,9 @@ static inline int pin_here(void)
 }
 
 /*
- * The sampling grid of one busy CPU: @hz periods a second, each a sample,
- * a drop, an idle tick or a missed period.  At least 97% of those in the
- * @busy_ns the test spun inside the session, at most those in the
- * @elapsed_ns from before its start to after its stop, and one more at
- * each end.
+ * Each of @hz periods a second of one busy CPU is a sample, a drop, an
+ * idle tick or missed: at least 97% of those of the @busy_ns spun, at
+ * most those of the @elapsed_ns from before the start to after the stop.
  */
 static inline bool grid_accounted(const struct cpu_stats *c, unsigned int hz,
 				  uint64_t busy_ns, uint64_t elapsed_ns)
