@@ -16,6 +16,7 @@
 #include "lib/pprof.h"
 #include "lib/profile.h"
 #include "lib/report.h"
+#include "lib/sort_report.h"
 #include "lib/speedscope.h"
 #include "lib/session.h"
 #include "lib/symbols.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "irq.h"
-#include "report.h"
+#include "sched_report.h"
 #include "sched.h"
 
 #define CELL	40

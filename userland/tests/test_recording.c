@@ -39,6 +39,7 @@
 #include "lib/irq.h"
 #include "lib/recording.h"
 #include "lib/report.h"
+#include "lib/sort_report.h"
 #include "lib/sched.h"
 #include "lib/session.h"
 #include "lib/speedscope.h"
