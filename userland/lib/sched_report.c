@@ -12,7 +12,7 @@
 
 #include "irq.h"
 #include "sched_report.h"
-#include "sched.h"
+#include "sched_replay.h"
 
 #define CELL	40
 

@@ -40,7 +40,7 @@
 #include "lib/recording.h"
 #include "lib/report.h"
 #include "lib/sort_report.h"
-#include "lib/sched.h"
+#include "lib/sched_replay.h"
 #include "lib/session.h"
 #include "lib/speedscope.h"
 #include "lib/symbols.h"
