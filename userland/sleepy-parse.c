@@ -16,6 +16,7 @@
 #include "lib/pprof.h"
 #include "lib/profile.h"
 #include "lib/report.h"
+#include "lib/sort_report.h"
 #include "lib/speedscope.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
@@ -589,6 +590,9 @@ int main(int argc, char **argv)
 	struct sleepy_dsos dsos;
 	struct sleepy_recording rec;
 	int ret = SLEEPY_EXIT_OK;
+	FILE *warnings = NULL;
+	char *warned = NULL;
+	size_t warned_size;
 	unsigned int i;
 	struct stat st;
 
@@ -616,7 +620,9 @@ int main(int argc, char **argv)
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
 	}
-	sleepy_dsos_init(&dsos, opts.symfs, stderr);
+	/* Said after the report, not into the middle of its first table. */
+	warnings = open_memstream(&warned, &warned_size);
+	sleepy_dsos_init(&dsos, opts.symfs, warnings ?: stderr);
 	dsos.vdso = profile.vdso;
 	dsos.vdso_size = profile.vdso_size;
 	opts.report.dsos = &dsos;
@@ -638,6 +644,12 @@ int main(int argc, char **argv)
 	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
+	if (warnings) {
+		fflush(stdout);
+		fclose(warnings);
+		fputs(warned, stderr);
+		free(warned);
+	}
 out:
 	for (i = 0; i < opts.report.nsymbols; i++)
 		sleepy_symbols_free(&opts.symbols[i]);

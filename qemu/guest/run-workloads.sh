@@ -36,9 +36,17 @@ fi
 sleepy-parse --top 25 ${symbols:-} $rec
 # Named here, where the mapped files are: a flame graph and the pprof
 # profile for the host.
-sleepy-parse ${symbols:-} --flamegraph cpu $rec > /mnt/out/flamegraph.svg &&
+# Their warnings are the report's (a file without symbols): said once, unless
+# they fail.
+if sleepy-parse ${symbols:-} --flamegraph cpu $rec > /mnt/out/flamegraph.svg 2> /tmp/parse.err; then
 	echo "sleepy-guest: flame graph written to out/flamegraph.svg"
-sleepy-parse ${symbols:-} --pprof /mnt/out/profile.pb.gz $rec &&
+else
+	cat /tmp/parse.err
+fi
+if sleepy-parse ${symbols:-} --pprof /mnt/out/profile.pb.gz $rec 2> /tmp/parse.err; then
 	echo "sleepy-guest: pprof profile written to out/profile.pb.gz"
+else
+	cat /tmp/parse.err
+fi
 cp $rec /mnt/out/sleepy.data 2>/dev/null && echo "sleepy-guest: recording copied to out/sleepy.data"
 echo "sleepy-guest: kernel taint flags $(cat /proc/sys/kernel/tainted)"

@@ -13,7 +13,7 @@
 
 #include "output.h"
 #include "profile.h"
-#include "report.h"
+#include "view.h"
 
 /* Longest frame name: a function name, or 0x and 16 hex digits. */
 #define SLEEPY_FRAME_MAX	256

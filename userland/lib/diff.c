@@ -17,7 +17,7 @@
 
 #include "diff.h"
 #include "irq.h"
-#include "sched.h"
+#include "sched_replay.h"
 
 #define CELL	64
 

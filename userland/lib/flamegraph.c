@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
-#include "options.h"
+#include "output.h"
 
 #define WIDTH		1200
 #define XPAD		10

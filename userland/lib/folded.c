@@ -13,7 +13,7 @@
 
 #include "callgraph.h"
 #include "folded.h"
-#include "sched.h"
+#include "sched_replay.h"
 
 #define FRAME		(SLEEPY_FRAME_MAX + 8)	/* a frame's name + "_[k]" */
 #define MAX_FRAMES	4	/* app, reason, user, kernel */

@@ -15,7 +15,7 @@
 
 #include "profile.h"
 #include "recording.h"
-#include "report.h"
+#include "view.h"
 
 enum sleepy_folded_kind {
 	/*

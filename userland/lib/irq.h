@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "recording.h"
+#include "table.h"
 
 /* cpu of a total over every CPU. */
 #define SLEEPY_IRQ_ALL_CPUS	UINT32_MAX

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "irq.h"
-#include "report.h"
+#include "irq_report.h"
 
 #define CELL	48
 #define MAX_COLUMNS	10

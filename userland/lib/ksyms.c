@@ -8,7 +8,8 @@
 #include <sys/types.h>
 
 #include "ksyms.h"
-#include "profile.h"
+#include "recording.h"
+#include "table.h"
 
 static void *grow(void *array, size_t *size, size_t elem)
 {

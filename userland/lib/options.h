@@ -6,12 +6,7 @@
 #include <stdbool.h>
 #include <linux/sleepy.h>
 
-#ifndef SLEEPY_VERSION
-#define SLEEPY_VERSION "unknown"
-#endif
-
-#define SLEEPY_XSTR(x) #x
-#define SLEEPY_STR(x) SLEEPY_XSTR(x)
+#include "output.h"
 
 #define SLEEPY_SESSION_OPTIONS_HELP \
 "    -F, --frequency HZ   samples per second and CPU (1.." \

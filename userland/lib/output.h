@@ -11,6 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The version the outputs name their writer by (make sets it). */
+#ifndef SLEEPY_VERSION
+#define SLEEPY_VERSION "unknown"
+#endif
+
+#define SLEEPY_XSTR(x) #x
+#define SLEEPY_STR(x) SLEEPY_XSTR(x)
+
 enum sleepy_format { SLEEPY_FORMAT_TEXT, SLEEPY_FORMAT_CSV, SLEEPY_FORMAT_JSON };
 
 /* What identifies a row besides the application. */

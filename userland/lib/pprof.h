@@ -16,7 +16,7 @@
 
 #include "profile.h"
 #include "recording.h"
-#include "report.h"
+#include "view.h"
 
 /*
  * Writes @profile, read from @rec, to @path ("-": standard output) as a

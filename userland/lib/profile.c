@@ -3,253 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "profile.h"
 #include "irq.h"
 #include "sched.h"
 
-/* Small: every application has a table of IPs, most have few. */
-#define SLEEPY_TABLE_MIN 16
-#define CACHE_LINE	64
 #define READ_BATCH	16	/* records */
 #define INSERTION_SORT_MAX 16
 #define SAMPLES_BUCKETS	65536
-/*
- * Tables from this size on are mapped rather than allocated: see
- * table_alloc().
- */
-#define TABLE_MAP_MIN	(2 << 20)
-
-void *sleepy_xrealloc(void *p, size_t bytes)
-{
-	p = realloc(p, bytes ?: 1);
-	if (!p) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len--)
-		hash = (hash ^ *p++) * 0x100000001b3ULL;
-	return hash;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-void sleepy_table_init(struct sleepy_table *table, size_t slot_size)
-{
-	memset(table, 0, sizeof(*table));
-	table->slot_size = slot_size;
-	table->entry_size = sizeof(uint64_t) +
-			    (slot_size + sizeof(uint64_t) - 1) /
-			    sizeof(uint64_t) * sizeof(uint64_t);
-}
-
-/*
- * Zeroed entries for @bytes of table.  A large recording's tables take
- * hundreds of MiB, grown by doubling: clearing each new one, and faulting
- * it in 4 KiB at a time as that went, took a fifth of the time.  Mapped,
- * the pages come zeroed, and in 2 MiB ones where the kernel gives huge
- * pages on request (transparent_hugepage "madvise", a common default).
- */
-static void *table_alloc(size_t bytes)
-{
-	void *entries;
-
-	if (bytes < TABLE_MAP_MIN) {
-		/* Entries do not straddle cache lines more than they must. */
-		entries = aligned_alloc(CACHE_LINE, bytes);
-		if (entries)
-			memset(entries, 0, bytes);
-	} else {
-		entries = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (entries == MAP_FAILED)
-			entries = NULL;
-		else
-			madvise(entries, bytes, MADV_HUGEPAGE);	/* a hint */
-	}
-	if (!entries) {
-		fprintf(stderr, "sleepy: out of memory\n");
-		exit(1);
-	}
-	return entries;
-}
-
-static void table_release(const struct sleepy_table *table)
-{
-	size_t bytes = table->capacity * table->entry_size;
-
-	if (bytes < TABLE_MAP_MIN)
-		free(table->entries);
-	else
-		munmap(table->entries, bytes);
-}
-
-void sleepy_table_free(struct sleepy_table *table)
-{
-	size_t slot_size = table->slot_size;
-
-	table_release(table);
-	sleepy_table_init(table, slot_size);
-}
-
-static uint64_t *entry_key(const struct sleepy_table *table, size_t index)
-{
-	return (uint64_t *)(table->entries + index * table->entry_size);
-}
-
-static void *entry_slot(const struct sleepy_table *table, size_t index)
-{
-	return entry_key(table, index) + 1;
-}
-
-void *sleepy_table_slot(struct sleepy_table *table, size_t index)
-{
-	if (!*entry_key(table, index))
-		return NULL;
-	return entry_slot(table, index);
-}
-
-void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
-			  int (*cmp)(const void *, const void *))
-{
-	size_t size = table->slot_size, i;
-	char *rows = xcalloc(table->used ?: 1, size);
-
-	for (i = 0, *n = 0; i < table->capacity; i++) {
-		const void *slot = sleepy_table_slot(table, i);
-
-		if (slot)
-			memcpy(rows + (*n)++ * size, slot, size);
-	}
-	qsort(rows, *n, size, cmp);
-	return rows;
-}
-
-static uint64_t mix(uint64_t key)
-{
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return key;
-}
-
-/*
- * What an entry stores for @key: never 0, which marks an empty entry.
- * Keys 0 and UINT64_MAX store the same; tables that may see both tell
- * them apart with their match function, like any other keys that repeat.
- */
-static uint64_t stored_key(uint64_t key)
-{
-	return key + 1 ?: 1;
-}
-
-/* Where the search for an entry that stores @stored starts. */
-static size_t first_index(const struct sleepy_table *table, uint64_t stored)
-{
-	return mix(stored) & (table->capacity - 1);
-}
-
-/* Index of the slot for @key: the matching one or the first empty one. */
-static size_t table_find(const struct sleepy_table *table, uint64_t key,
-			 int (*match)(const void *slot, const void *arg),
-			 const void *arg)
-{
-	uint64_t wanted = stored_key(key);
-	size_t mask = table->capacity - 1, i;
-
-	for (i = first_index(table, wanted);; i = (i + 1) & mask) {
-		uint64_t stored = *entry_key(table, i);
-
-		if (!stored || (stored == wanted &&
-				(!match || match(entry_slot(table, i), arg))))
-			return i;
-	}
-}
-
-static void table_grow(struct sleepy_table *table)
-{
-	struct sleepy_table old = *table;
-	size_t i, j;
-
-	table->capacity = old.capacity ? old.capacity * 2 : SLEEPY_TABLE_MIN;
-	table->entries = table_alloc(table->capacity * table->entry_size);
-	for (i = 0; i < old.capacity; i++) {
-		uint64_t stored = *entry_key(&old, i);
-
-		if (!stored)
-			continue;
-		/* Keys may repeat (hash collisions): take the first empty. */
-		for (j = first_index(table, stored); *entry_key(table, j);
-		     j = (j + 1) & (table->capacity - 1))
-			;
-		memcpy(entry_key(table, j), entry_key(&old, i), old.entry_size);
-	}
-	table_release(&old);
-}
-
-void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
-		       int (*match)(const void *slot, const void *arg),
-		       const void *arg)
-{
-	size_t i;
-
-	if ((table->used + 1) * 4 > table->capacity * 3)
-		table_grow(table);
-	i = table_find(table, key, match, arg);
-	if (!*entry_key(table, i)) {
-		*entry_key(table, i) = stored_key(key);
-		table->used++;
-	}
-	return entry_slot(table, i);
-}
-
-void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
-			int (*match)(const void *slot, const void *arg),
-			const void *arg)
-{
-	size_t i;
-
-	if (!table->capacity)
-		return NULL;
-	i = table_find(table, key, match, arg);
-	return *entry_key(table, i) ? entry_slot(table, i) : NULL;
-}
-
-size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
-				uint64_t key)
-{
-	const unsigned char *elems = base;
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t start;
-
-		memcpy(&start, elems + mid * stride, sizeof(start));
-		if (start <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 void sleepy_profile_init(struct sleepy_profile *profile)
 {
@@ -484,26 +245,6 @@ static void add_app_start(struct sleepy_profile *profile,
 		 app->instance);
 }
 
-static int string_match(const void *slot, const void *arg)
-{
-	return !strcmp(*(char *const *)slot, arg);
-}
-
-const char *sleepy_intern(struct sleepy_table *strings, const char *s)
-{
-	char **slot = sleepy_table_get(strings, sleepy_hash_string(s),
-				       string_match, s);
-
-	if (!*slot) {
-		*slot = strdup(s);
-		if (!*slot) {
-			fprintf(stderr, "sleepy: out of memory\n");
-			exit(1);
-		}
-	}
-	return *slot;
-}
-
 /* One copy of each path: every process maps the same few libraries. */
 static const char *intern_path(struct sleepy_profile *profile,
 			       const char *path)
@@ -570,7 +311,7 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 	case SLEEPY_REC_SWITCH:
 	case SLEEPY_REC_WAKEUP:
 		if (!profile->sched) {
-			profile->sched = xcalloc(1, sizeof(*profile->sched));
+			profile->sched = sleepy_xcalloc(1, sizeof(*profile->sched));
 			sleepy_sched_init(profile->sched);
 		}
 		sleepy_sched_add(profile->sched, record);
@@ -580,7 +321,7 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 	case SLEEPY_REC_IRQ_ACTION:
 	case SLEEPY_REC_INTERRUPTS:
 		if (!profile->irqs) {
-			profile->irqs = xcalloc(1, sizeof(*profile->irqs));
+			profile->irqs = sleepy_xcalloc(1, sizeof(*profile->irqs));
 			sleepy_irqs_init(profile->irqs);
 			profile->irqs->by_cpu = profile->irq_by_cpu;
 			profile->irqs->by_interval = profile->irq_by_interval;
@@ -634,23 +375,15 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 	const struct sleepy_table *apps = &profile->apps;
 	const struct sleepy_app *app = profile->last_app;
 	struct sleepy_ip_count key;
-	size_t i;
 
 	if (!app || app->appid != sample->appid ||
 	    profile->last_app_capacity != apps->capacity) {
-		if (!apps->capacity)
+		app = sleepy_table_find(apps, sample->appid, NULL, NULL);
+		if (!app)
 			return NULL;
-		i = table_find(apps, sample->appid, NULL, NULL);
-		if (!*entry_key(apps, i))
-			return NULL;
-		app = entry_slot(apps, i);
 	}
-	if (!app->ips.capacity)
-		return NULL;
-	return entry_key(&app->ips,
-			 first_index(&app->ips,
-				     stored_key(ip_count_of(sample, profile->by_tid,
-							    &key))));
+	return sleepy_table_probe(&app->ips,
+				  ip_count_of(sample, profile->by_tid, &key));
 }
 
 /*
@@ -714,7 +447,7 @@ static int cmp_pid_starts(const void *a, const void *b)
  */
 static void attach_exec_mappings(struct sleepy_profile *profile)
 {
-	struct pid_start *starts = xcalloc(profile->apps.used + 1,
+	struct pid_start *starts = sleepy_xcalloc(profile->apps.used + 1,
 					   sizeof(*starts));
 	size_t n = 0, i;
 
@@ -818,16 +551,15 @@ const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profi
 			steps <= profile->apps.used; steps++) {
 		const struct sleepy_mapping *map;
 		const struct sleepy_app *parent;
-		size_t i;
 
 		map = find_mapping(profile, app->appid, ip, until);
 		if (map)
 			return map;
 		/* Not sleepy_profile_app(): the caller's pointers stay valid. */
-		i = table_find(&profile->apps, app->parent_appid, NULL, NULL);
-		if (!*entry_key(&profile->apps, i))
+		parent = sleepy_table_find(&profile->apps, app->parent_appid,
+					   NULL, NULL);
+		if (!parent)
 			return NULL;
-		parent = entry_slot(&profile->apps, i);
 		/* An exec's image is new; a forked child has its parent's. */
 		if (parent->pid == app->pid)
 			return NULL;
@@ -1036,7 +768,7 @@ static void sort_ips(struct sleepy_ip_count *a, struct sleepy_ip_count *tmp,
 static void **sorted(struct sleepy_table *table, size_t *count,
 		     int (*cmp)(const void *, const void *))
 {
-	void **out = xcalloc(table->used + 1, sizeof(void *));
+	void **out = sleepy_xcalloc(table->used + 1, sizeof(void *));
 	size_t i, n = 0;
 
 	for (i = 0; i < table->capacity; i++) {
@@ -1099,7 +831,7 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 	struct sleepy_app **apps;
 
 	apps = (struct sleepy_app **)sorted(&profile->apps, &napps, cmp_appids);
-	place = xcalloc(SAMPLES_BUCKETS, sizeof(*place));
+	place = sleepy_xcalloc(SAMPLES_BUCKETS, sizeof(*place));
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
 			struct sleepy_ip_count *slot =
@@ -1117,7 +849,7 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 		j += here;
 	}
 	/* The pointers, then what they point to, in one block. */
-	out = xcalloc(1, (n + 1) * (sizeof(*out) + sizeof(*copies)));
+	out = sleepy_xcalloc(1, (n + 1) * (sizeof(*out) + sizeof(*copies)));
 	copies = (struct sleepy_ip_count *)(out + n + 1);
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
@@ -1137,7 +869,7 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 		if (j - i > longest)
 			longest = j - i;
 	}
-	tmp = xcalloc(longest / 2 + 1, sizeof(*tmp));
+	tmp = sleepy_xcalloc(longest / 2 + 1, sizeof(*tmp));
 	for (i = 0; i < n; i = j) {
 		j = run_end(copies, i, n);
 		sort_ips(copies + i, tmp, j - i);

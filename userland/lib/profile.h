@@ -12,40 +12,7 @@
 
 #include "ksyms.h"
 #include "recording.h"
-
-/*
- * An open-addressing table from a 64-bit key to a slot of @slot_size.
- * Each entry is the key + 1 (0 = empty; UINT64_MAX is stored as 1, like
- * 0) followed by its slot, so that a lookup in a table larger than the
- * caches misses it once, not twice.
- */
-struct sleepy_table {
-	unsigned char *entries;
-	size_t slot_size;
-	size_t entry_size;
-	size_t capacity;
-	size_t used;
-};
-
-/*
- * How many of the @n elements at @base (@stride bytes each, sorted by a
- * uint64_t start as their first member) start at or below @key: the last
- * of them is the one that may contain @key.
- */
-size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
-				uint64_t key);
-
-/* realloc() that exits with a message when memory runs out. */
-void *sleepy_xrealloc(void *p, size_t bytes);
-
-/* FNV-1a over @len bytes at @data, continuing from @hash. */
-#define SLEEPY_FNV_BASIS	0xcbf29ce484222325ULL
-uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len);
-
-static inline uint64_t sleepy_hash_string(const char *s)
-{
-	return sleepy_fnv(SLEEPY_FNV_BASIS, s, __builtin_strlen(s));
-}
+#include "table.h"
 
 struct sleepy_app {
 	uint32_t appid;
@@ -217,30 +184,5 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 					size_t *count);
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count);
-
-/*
- * The one copy of @s in @strings (a table of char *, which owns them),
- * made on first use.
- */
-const char *sleepy_intern(struct sleepy_table *strings, const char *s);
-
-/* Generic table, exposed for the tests. */
-void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
-void sleepy_table_free(struct sleepy_table *table);
-/* Slot of @key (and @match on the slot); a zeroed new one if absent. */
-void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
-		       int (*match)(const void *slot, const void *arg),
-		       const void *arg);
-/* Slot of @key (and @match on the slot), or NULL if absent. */
-void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
-			int (*match)(const void *slot, const void *arg),
-			const void *arg);
-void *sleepy_table_slot(struct sleepy_table *table, size_t index);
-/*
- * Copies of the table's slots, sorted by @cmp, in an array the caller
- * frees; *n is set to their number.
- */
-void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
-			  int (*cmp)(const void *, const void *));
 
 #endif

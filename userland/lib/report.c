@@ -6,86 +6,11 @@
 
 #include "callgraph.h"
 #include "irq.h"
+#include "irq_report.h"
 #include "report.h"
 #include "sched.h"
-
-bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
-				const struct sleepy_app *app)
-{
-	if (!opts->app_name)
-		return true;
-	return !strcmp(app->name, opts->app_name) &&
-	       (!opts->app_instance || app->instance == opts->app_instance);
-}
-
-static const struct sleepy_symbols *
-symbols_for(const struct sleepy_report_options *opts,
-	    const struct sleepy_app *app)
-{
-	unsigned int i;
-
-	for (i = 0; i < opts->nsymbols; i++)
-		if (!strcmp(opts->symbols[i].app_name, app->name))
-			return &opts->symbols[i];
-	return NULL;
-}
-
-/*
- * The function of @app's user IP @ip: by -s for the application it names,
- * else by the recording's mappings (*@dso then names the file); NULL if
- * unknown.
- */
-const char *sleepy_report_function(const struct sleepy_report_options *opts,
-				   struct sleepy_profile *profile,
-				   const struct sleepy_app *app, uint64_t ip,
-				   const char **dso)
-{
-	const struct sleepy_symbols *symbols = symbols_for(opts, app);
-	const struct sleepy_symbol *sym = NULL;
-	const struct sleepy_mapping *map;
-
-	*dso = NULL;
-	if (symbols) {
-		sym = sleepy_symbols_find(symbols, ip);
-	} else if (opts->dsos) {
-		map = sleepy_profile_mapping(profile, app, ip);
-		if (map)
-			sym = sleepy_dsos_find(opts->dsos, map, ip, dso);
-	}
-	return sym ? sym->name : NULL;
-}
-
-/*
- * The kernel function at @ip, from the symbols the recording kept, or
- * NULL; *@dso is its module, "[kernel.kallsyms]" (as perf says) if none.
- */
-const char *sleepy_report_kernel_function(struct sleepy_profile *profile,
-					  uint64_t ip, const char **dso)
-{
-	const struct sleepy_ksym *sym = NULL;
-
-	if (ip && profile->ksyms.count)
-		sym = sleepy_ksyms_find(&profile->ksyms, ip);
-	*dso = sym ? sym->module ?: "[kernel.kallsyms]" : NULL;
-	return sym ? sym->name : NULL;
-}
-
-/*
- * The file a user IP no function names lies in, NULL if none: its
- * samples are "[unknown]" of that file, as perf gives them, not of
- * nothing (a stripped library's internal functions have no symbol).
- */
-static const char *unknown_ip_dso(const struct sleepy_report_options *opts,
-				  struct sleepy_profile *profile,
-				  const struct sleepy_app *app, uint64_t ip)
-{
-	const struct sleepy_mapping *map;
-
-	if (!opts->dsos || symbols_for(opts, app))
-		return NULL;
-	map = sleepy_profile_mapping(profile, app, ip);
-	return map ? sleepy_dsos_name(opts->dsos, map) : NULL;
-}
+#include "sched_report.h"
+#include "sort_report.h"
 
 /* What the reports call an IP count. */
 struct ip_name {
@@ -181,7 +106,7 @@ static void report_functions(struct sleepy_output *out,
 		struct function_count *count;
 
 		if (!sleepy_report_app_selected(opts, app) ||
-		    !(mapped || symbols_for(opts, app)))
+		    !(mapped || sleepy_report_named_by_s(opts, app)))
 			continue;
 		key = (struct function_count) {
 			.app = app,
@@ -195,8 +120,8 @@ static void report_functions(struct sleepy_output *out,
 				.app = app, .function = "[kernel]",
 			};
 		else if (!names[i].function && !ips[i]->in_kernel)
-			key.dso = unknown_ip_dso(opts, profile, app,
-						 ips[i]->ip);
+			key.dso = sleepy_report_unknown_dso(opts, profile, app,
+							     ips[i]->ip);
 		count = sleepy_table_get(&table, (uintptr_t)key.function ^
 					 (uintptr_t)key.dso ^
 					 ((uint64_t)app->appid << 40),

@@ -11,7 +11,8 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "recording.h"
+#include "table.h"
 
 /* Where a thread's time goes: the kernel's switch reasons, then ours. */
 enum sleepy_time_kind {
@@ -111,12 +112,4 @@ void sleepy_sched_free(struct sleepy_sched *sched);
 /* Keeps a SLEEPY_REC_SWITCH or SLEEPY_REC_WAKEUP record for the replay. */
 void sleepy_sched_add(struct sleepy_sched *sched,
 		      const struct sleepy_record_header *record);
-/*
- * Replays the records in time order over the session, from @begin_ns to
- * @end_ns; @profile gives the applications' start times (exec).
- */
-void sleepy_sched_replay(struct sleepy_sched *sched,
-			 struct sleepy_profile *profile,
-			 uint64_t begin_ns, uint64_t end_ns);
-
 #endif

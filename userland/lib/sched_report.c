@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "irq.h"
-#include "report.h"
-#include "sched.h"
+#include "sched_report.h"
+#include "sched_replay.h"
 
 #define CELL	40
 

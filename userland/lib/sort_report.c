@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "sort_report.h"
 
 #define CELL		256	/* bytes of a cell's text, with its NUL */
 #define INSERTION_SORT_MAX 16	/* rows */

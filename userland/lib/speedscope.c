@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
 #include "output.h"
 #include "speedscope.h"
 

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The generic hash table, string interning and allocation; see table.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "table.h"
+
+/* Small: every application has a table of IPs, most have few. */
+#define SLEEPY_TABLE_MIN 16
+#define CACHE_LINE	64
+/*
+ * Tables from this size on are mapped rather than allocated: see
+ * table_alloc().
+ */
+#define TABLE_MAP_MIN	(2 << 20)
+
+void *sleepy_xrealloc(void *p, size_t bytes)
+{
+	p = realloc(p, bytes ?: 1);
+	if (!p) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len--)
+		hash = (hash ^ *p++) * 0x100000001b3ULL;
+	return hash;
+}
+
+void *sleepy_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+void sleepy_table_init(struct sleepy_table *table, size_t slot_size)
+{
+	memset(table, 0, sizeof(*table));
+	table->slot_size = slot_size;
+	table->entry_size = sizeof(uint64_t) +
+			    (slot_size + sizeof(uint64_t) - 1) /
+			    sizeof(uint64_t) * sizeof(uint64_t);
+}
+
+/*
+ * Zeroed entries for @bytes of table.  A large recording's tables take
+ * hundreds of MiB, grown by doubling: clearing each new one, and faulting
+ * it in 4 KiB at a time as that went, took a fifth of the time.  Mapped,
+ * the pages come zeroed, and in 2 MiB ones where the kernel gives huge
+ * pages on request (transparent_hugepage "madvise", a common default).
+ */
+static void *table_alloc(size_t bytes)
+{
+	void *entries;
+
+	if (bytes < TABLE_MAP_MIN) {
+		/* Entries do not straddle cache lines more than they must. */
+		entries = aligned_alloc(CACHE_LINE, bytes);
+		if (entries)
+			memset(entries, 0, bytes);
+	} else {
+		entries = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (entries == MAP_FAILED)
+			entries = NULL;
+		else
+			madvise(entries, bytes, MADV_HUGEPAGE);	/* a hint */
+	}
+	if (!entries) {
+		fprintf(stderr, "sleepy: out of memory\n");
+		exit(1);
+	}
+	return entries;
+}
+
+static void table_release(const struct sleepy_table *table)
+{
+	size_t bytes = table->capacity * table->entry_size;
+
+	if (bytes < TABLE_MAP_MIN)
+		free(table->entries);
+	else
+		munmap(table->entries, bytes);
+}
+
+void sleepy_table_free(struct sleepy_table *table)
+{
+	size_t slot_size = table->slot_size;
+
+	table_release(table);
+	sleepy_table_init(table, slot_size);
+}
+
+static uint64_t *entry_key(const struct sleepy_table *table, size_t index)
+{
+	return (uint64_t *)(table->entries + index * table->entry_size);
+}
+
+static void *entry_slot(const struct sleepy_table *table, size_t index)
+{
+	return entry_key(table, index) + 1;
+}
+
+void *sleepy_table_slot(struct sleepy_table *table, size_t index)
+{
+	if (!*entry_key(table, index))
+		return NULL;
+	return entry_slot(table, index);
+}
+
+void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
+			  int (*cmp)(const void *, const void *))
+{
+	size_t size = table->slot_size, i;
+	char *rows = sleepy_xcalloc(table->used ?: 1, size);
+
+	for (i = 0, *n = 0; i < table->capacity; i++) {
+		const void *slot = sleepy_table_slot(table, i);
+
+		if (slot)
+			memcpy(rows + (*n)++ * size, slot, size);
+	}
+	qsort(rows, *n, size, cmp);
+	return rows;
+}
+
+static uint64_t mix(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return key;
+}
+
+/*
+ * What an entry stores for @key: never 0, which marks an empty entry.
+ * Keys 0 and UINT64_MAX store the same; tables that may see both tell
+ * them apart with their match function, like any other keys that repeat.
+ */
+static uint64_t stored_key(uint64_t key)
+{
+	return key + 1 ?: 1;
+}
+
+/* Where the search for an entry that stores @stored starts. */
+static size_t first_index(const struct sleepy_table *table, uint64_t stored)
+{
+	return mix(stored) & (table->capacity - 1);
+}
+
+/* Index of the slot for @key: the matching one or the first empty one. */
+static size_t table_find(const struct sleepy_table *table, uint64_t key,
+			 int (*match)(const void *slot, const void *arg),
+			 const void *arg)
+{
+	uint64_t wanted = stored_key(key);
+	size_t mask = table->capacity - 1, i;
+
+	for (i = first_index(table, wanted);; i = (i + 1) & mask) {
+		uint64_t stored = *entry_key(table, i);
+
+		if (!stored || (stored == wanted &&
+				(!match || match(entry_slot(table, i), arg))))
+			return i;
+	}
+}
+
+static void table_grow(struct sleepy_table *table)
+{
+	struct sleepy_table old = *table;
+	size_t i, j;
+
+	table->capacity = old.capacity ? old.capacity * 2 : SLEEPY_TABLE_MIN;
+	table->entries = table_alloc(table->capacity * table->entry_size);
+	for (i = 0; i < old.capacity; i++) {
+		uint64_t stored = *entry_key(&old, i);
+
+		if (!stored)
+			continue;
+		/* Keys may repeat (hash collisions): take the first empty. */
+		for (j = first_index(table, stored); *entry_key(table, j);
+		     j = (j + 1) & (table->capacity - 1))
+			;
+		memcpy(entry_key(table, j), entry_key(&old, i), old.entry_size);
+	}
+	table_release(&old);
+}
+
+void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
+		       int (*match)(const void *slot, const void *arg),
+		       const void *arg)
+{
+	size_t i;
+
+	if ((table->used + 1) * 4 > table->capacity * 3)
+		table_grow(table);
+	i = table_find(table, key, match, arg);
+	if (!*entry_key(table, i)) {
+		*entry_key(table, i) = stored_key(key);
+		table->used++;
+	}
+	return entry_slot(table, i);
+}
+
+void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
+			int (*match)(const void *slot, const void *arg),
+			const void *arg)
+{
+	size_t i;
+
+	if (!table->capacity)
+		return NULL;
+	i = table_find(table, key, match, arg);
+	return *entry_key(table, i) ? entry_slot(table, i) : NULL;
+}
+
+const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key)
+{
+	if (!table->capacity)
+		return NULL;
+	return entry_key(table, first_index(table, stored_key(key)));
+}
+
+size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
+				uint64_t key)
+{
+	const unsigned char *elems = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+
+		memcpy(&start, elems + mid * stride, sizeof(start));
+		if (start <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int string_match(const void *slot, const void *arg)
+{
+	return !strcmp(*(char *const *)slot, arg);
+}
+
+const char *sleepy_intern(struct sleepy_table *strings, const char *s)
+{
+	char **slot = sleepy_table_get(strings, sleepy_hash_string(s),
+				       string_match, s);
+
+	if (!*slot) {
+		*slot = strdup(s);
+		if (!*slot) {
+			fprintf(stderr, "sleepy: out of memory\n");
+			exit(1);
+		}
+	}
+	return *slot;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every part of the model keeps its data in: a generic hash table
+ * from 64-bit keys to fixed-size slots, string interning on it, and
+ * allocation that ends the program when memory runs out.  The bottom of
+ * the library: it includes nothing of it.
+ */
+#ifndef SLEEPY_TABLE_H
+#define SLEEPY_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * An open-addressing table from a 64-bit key to a slot of @slot_size.
+ * Each entry is the key + 1 (0 = empty; UINT64_MAX is stored as 1, like
+ * 0) followed by its slot, so that a lookup in a table larger than the
+ * caches misses it once, not twice.
+ */
+struct sleepy_table {
+	unsigned char *entries;
+	size_t slot_size;
+	size_t entry_size;
+	size_t capacity;
+	size_t used;
+};
+
+/*
+ * How many of the @n elements at @base (@stride bytes each, sorted by a
+ * uint64_t start as their first member) start at or below @key: the last
+ * of them is the one that may contain @key.
+ */
+size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
+				uint64_t key);
+
+/* realloc() and calloc() that exit with a message when memory runs out. */
+void *sleepy_xrealloc(void *p, size_t bytes);
+void *sleepy_xcalloc(size_t n, size_t size);
+
+/* FNV-1a over @len bytes at @data, continuing from @hash. */
+#define SLEEPY_FNV_BASIS	0xcbf29ce484222325ULL
+uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len);
+
+static inline uint64_t sleepy_hash_string(const char *s)
+{
+	return sleepy_fnv(SLEEPY_FNV_BASIS, s, __builtin_strlen(s));
+}
+
+/*
+ * The one copy of @s in @strings (a table of char *, which owns them),
+ * made on first use.
+ */
+const char *sleepy_intern(struct sleepy_table *strings, const char *s);
+
+void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
+void sleepy_table_free(struct sleepy_table *table);
+/* Slot of @key (and @match on the slot); a zeroed new one if absent. */
+void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
+		       int (*match)(const void *slot, const void *arg),
+		       const void *arg);
+/* Slot of @key (and @match on the slot), or NULL if absent. */
+void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
+			int (*match)(const void *slot, const void *arg),
+			const void *arg);
+void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+/*
+ * The entry where a lookup of @key in @table starts, to prefetch it before
+ * the lookup; NULL if the table is empty.
+ */
+const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key);
+/*
+ * Copies of the table's slots, sorted by @cmp, in an array the caller
+ * frees; *n is set to their number.
+ */
+void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
+			  int (*cmp)(const void *, const void *));
+
+#endif
