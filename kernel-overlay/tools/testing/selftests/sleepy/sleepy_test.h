@@ -244,11 +244,7 @@ static inline int pin_here(void)
 	return cpu < 0 || sched_setaffinity(0, sizeof(set), &set) ? -1 : cpu;
 }
 
-/*
- * Each of @hz periods a second of one busy CPU is a sample, a drop, an
- * idle tick or missed: at least 97% of those of the @busy_ns spun, at
- * most those of the @elapsed_ns from before the start to after the stop.
- */
+/* A busy CPU's periods (samples, drops, idle, missed) against the clock. */
 static inline bool grid_accounted(const struct cpu_stats *c, unsigned int hz,
 				  uint64_t busy_ns, uint64_t elapsed_ns)
 {
