@@ -376,7 +376,6 @@ int sleepy_intervals_report(FILE *out, const struct sleepy_intervals_options *op
 {
 	struct totals t = {};
 	int ret, in_dir = 0;
-	size_t i;
 
 	sleepy_table_init(&t.strings, sizeof(char *));
 	sleepy_table_init(&t.apps, sizeof(struct app_total));
@@ -390,13 +389,7 @@ int sleepy_intervals_report(FILE *out, const struct sleepy_intervals_options *op
 	} else {
 		print_reports(out, opts, &t, in_dir);
 	}
-	for (i = 0; i < t.strings.capacity; i++) {
-		char **s = sleepy_table_slot(&t.strings, i);
-
-		if (s)
-			free(*s);
-	}
-	sleepy_table_free(&t.strings);
+	sleepy_intern_free(&t.strings);
 	sleepy_table_free(&t.apps);
 	sleepy_table_free(&t.functions);
 	return ret;

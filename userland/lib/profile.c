@@ -32,13 +32,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	profile->last_app = NULL;
-	for (i = 0; i < profile->paths.capacity; i++) {
-		char **path = sleepy_table_slot(&profile->paths, i);
-
-		if (path)
-			free(*path);
-	}
-	sleepy_table_free(&profile->paths);
+	sleepy_intern_free(&profile->paths);
 	for (i = 0; i < profile->stacks.capacity; i++) {
 		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
 
@@ -616,13 +610,7 @@ static void compact_paths(struct sleepy_profile *profile)
 	for (i = 0; i < profile->nmappings; i++)
 		profile->mappings[i].path = intern_path(profile,
 							profile->mappings[i].path);
-	for (i = 0; i < old.capacity; i++) {
-		char **path = sleepy_table_slot(&old, i);
-
-		if (path)
-			free(*path);
-	}
-	sleepy_table_free(&old);
+	sleepy_intern_free(&old);
 }
 
 /*

@@ -252,25 +252,10 @@ static int cmp_rows(const void *a, const void *b, const struct sort *s)
 	return diff;
 }
 
-static int same_text(const void *slot, const void *arg)
-{
-	return !strcmp(*(char *const *)slot, arg);
-}
-
 /* The one copy of @text (at most CELL - 1 bytes) in @s. */
 static const char *text_copy(struct sort *s, const char *text)
 {
-	char **copy = sleepy_table_get(&s->copies, sleepy_hash_string(text),
-				       same_text, text);
-
-	if (!*copy) {
-		*copy = strdup(text);
-		if (!*copy) {
-			fprintf(stderr, "sleepy: out of memory\n");
-			exit(1);
-		}
-	}
-	return *copy;
+	return sleepy_intern(&s->copies, text);
 }
 
 static int same_name(const void *slot, const void *arg)
@@ -470,15 +455,7 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 
 static void sort_free(struct sort *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->copies.capacity; i++) {
-		char **copy = sleepy_table_slot(&s->copies, i);
-
-		if (copy)
-			free(*copy);
-	}
-	sleepy_table_free(&s->copies);
+	sleepy_intern_free(&s->copies);
 	sleepy_table_free(&s->names);
 	sleepy_table_free(&s->rows);
 }

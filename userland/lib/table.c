@@ -272,3 +272,16 @@ const char *sleepy_intern(struct sleepy_table *strings, const char *s)
 	}
 	return *slot;
 }
+
+void sleepy_intern_free(struct sleepy_table *strings)
+{
+	size_t i;
+
+	for (i = 0; i < strings->capacity; i++) {
+		char **s = sleepy_table_slot(strings, i);
+
+		if (s)
+			free(*s);
+	}
+	sleepy_table_free(strings);
+}

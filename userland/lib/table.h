@@ -51,6 +51,8 @@ static inline uint64_t sleepy_hash_string(const char *s)
  * made on first use.
  */
 const char *sleepy_intern(struct sleepy_table *strings, const char *s);
+/* Frees the copies in @strings and the table. */
+void sleepy_intern_free(struct sleepy_table *strings);
 
 void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
 void sleepy_table_free(struct sleepy_table *table);
