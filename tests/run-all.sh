@@ -325,8 +325,8 @@ if [ "$(cat "$logs/kernel-debug.status" 2>/dev/null)" = 0 ]; then
 		guest_status[debug-$part]=$(guest_exit_status "debug-$part")
 	done
 	guest_finish debug-sessions kunit-sleepy_apps kunit-sleepy_buffer kunit-sleepy_irq storm sched-storm \
-		kselftest kselftest-process kselftest-sample kselftest-sched idle drain irq trinity
-	guest_finish debug-attack abi-attack
+		kselftest kselftest-process kselftest-sample kselftest-sched idle irq trinity
+	guest_finish debug-attack abi-attack drain
 else
 	result fail "build the debug kernel (see out/test/kernel-debug.log)"; tail -n 20 "$logs/kernel-debug.log"
 fi
