@@ -17,6 +17,8 @@
 #                                        configuration (out/deb-debian)
 #   make test-image                      kselftests and guest scenarios on
 #                                        that kernel in the full image
+#   make test-grub                       its install through GRUB on a
+#                                        Debian VM, and back
 .DEFAULT_GOAL := run
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -36,7 +38,7 @@ IMAGE ?=
 IMAGE_VARIANT ?= full
 IMG := $(B)/image/$(IMAGE_VARIANT)
 
-.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image test-image clean FORCE
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image test-image test-grub clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -102,6 +104,12 @@ deb-debian: tree headers
 
 test-image: deb-debian userland
 	@bash tests/image/test-image.sh
+
+# The README's install steps through GRUB on a Debian VM with Debian's
+# kernel: apt install, the sleepy kernel by default, grub-reboot back to
+# Debian's, apt remove.
+test-grub: deb-debian
+	@bash tests/image/test-grub.sh
 
 image: deb
 	@bash scripts/make-image.sh $(IMAGE_VARIANT)

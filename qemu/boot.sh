@@ -9,8 +9,11 @@
 # guest's memory in MiB (default 1536), QEMU_SMP its vCPUs (default 2),
 # QEMU_ACCEL the accelerator (default tcg,thread=single; kvm for make bench
 # with BENCH_ACCEL=kvm).  QEMU_IMAGE boots a disk image's system instead of
-# the initramfs (make image: root on /dev/vda, KERNEL and INITRD its own,
+# the initramfs (make image: root the disk labelled sleepy-root, KERNEL and INITRD its own,
 # the repository's tests/ shared too); mode shell then gives its login.
+# KERNEL "disk" boots the image's own boot loader instead (make
+# test-grub's partitioned disk): no -kernel, INITRD, MODE and the command
+# line are GRUB's.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 mode=$3 log=$4 timeout=${5:-900} extra=${6:-}
@@ -18,13 +21,14 @@ mkdir -p "$top/out"
 cmdline="console=ttyS0 panic=-1 oops=panic sleepy.mode=$mode $extra"
 disk=()
 if [ -n "${QEMU_IMAGE:-}" ]; then
-	cmdline="root=/dev/vda rw console=ttyS0 panic=-1 oops=panic${mode:+ sleepy.mode=$mode} $extra"
+	cmdline="root=LABEL=sleepy-root rw console=ttyS0 panic=-1 oops=panic${mode:+ sleepy.mode=$mode} $extra"
 	[ "$mode" = shell ] && cmdline=${cmdline/ sleepy.mode=shell/}
 	disk=(-drive "file=$QEMU_IMAGE,format=raw,if=virtio"
 	      -virtfs "local,path=$top/tests,mount_tag=tests,security_model=none,readonly=on,id=tests")
 fi
-args=(-machine pc -accel "${QEMU_ACCEL:-tcg,thread=single}" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1536}" -kernel "$kernel" -initrd "$initrd"
-      -append "$cmdline"
+boot=(-kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+[ "$kernel" = disk ] && boot=()
+args=(-machine pc -accel "${QEMU_ACCEL:-tcg,thread=single}" -smp "${QEMU_SMP:-2}" -m "${QEMU_MEM:-1536}" "${boot[@]}"
       -nographic -no-reboot
       -virtfs "local,path=$top/out,mount_tag=out,security_model=none,id=out"
       "${disk[@]}" ${QEMU_EXTRA:-})

@@ -15,9 +15,10 @@ command -v npm >/dev/null || packages+=" nodejs npm"
 packages+=" linux-perf valgrind gnuplot-nox"
 # make fuzz (userland/fuzz/): clang with libFuzzer and the sanitizers
 packages+=" clang libclang-rt-14-dev"
-# make deb and make image: the packages, lintian, the Debian image; for
-# make deb-debian, Debian's configuration and pahole (its BTF)
-packages+=" debhelper lintian mmdebstrap linux-config-6.12 dwarves"
+# make deb and make image: the packages, lintian, the Debian image (and
+# sfdisk, its partitioned variant for make test-grub); for make
+# deb-debian, Debian's configuration and pahole (its BTF)
+packages+=" debhelper lintian mmdebstrap linux-config-6.12 dwarves fdisk"
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
 	echo "deps: installing" $missing
