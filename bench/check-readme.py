@@ -1,24 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks the README's Performance figures against bench/results.
+"""Checks the Performance figures (docs/performance.md, which the README
+links) against bench/results.
 
-Every row of a table in the README's "Performance" section must have all
+Every row of a table in docs/performance.md must have all
 its numbers in one result of bench/results: one line of summary.md, or one
 object of its JSON files (its own values, not its children's), each as
-written there or rounded to as many decimals as the README shows (also in
+written there or rounded to as many decimals as the page shows (also in
 millions, thousands, KiB/MiB or percent of the value).  Tables most of
 whose rows are not one result gather several in a row (one column per
 configuration): there each cell's numbers must be in one result.  A row
 that fails says which of its figures no result holds at all.  A small
 integer can match by chance; the large and precise figures cannot.
 
-The prose of the section is checked too, figure by figure: every number
+The prose of the page is checked too, figure by figure: every number
 with a unit results are given in (µs, %, x, pp, s, ms, MiB, B) must be in
 a result, except in a paragraph that says its figures are not make
 bench's.  Any result will do there, so a small figure passes more easily
 than in a table.  Prints TAP: one line per table, one for the prose.
 
-    bench/check-readme.py [README.md [bench/results]]
+    bench/check-readme.py [docs/performance.md [bench/results]]
 """
 import json
 import os
@@ -78,7 +79,7 @@ def results_records(results):
 
 
 def derived(found):
-    """The numbers in the units the README uses: also per million
+    """The numbers in the units the page uses: also per million
     (M samples/s), per thousand, per billion (ns to s), per 1024 (KiB,
     MiB), and as percentages of a fraction, so that a figure converted for
     reading still matches."""
@@ -106,14 +107,9 @@ PROSE_FIGURE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:guest )?(?:µs|u
 NOT_MEASURED_HERE = "not make bench's"
 
 
-def performance_section(readme):
-    with open(readme) as f:
-        text = f.read()
-    start = text.find("\n## Performance")
-    if start < 0:
-        sys.exit("check-readme: no Performance section in " + readme)
-    end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else len(text)]
+def page_text(page):
+    with open(page) as f:
+        return f.read()
 
 
 def prose_paragraphs(section):
@@ -137,9 +133,9 @@ def prose_paragraphs(section):
     return paragraphs
 
 
-def performance_tables(readme):
-    """(heading, [rows]) of every table in the Performance section."""
-    section = performance_section(readme)
+def performance_tables(page):
+    """(heading, [rows]) of every table of the page."""
+    section = page_text(page)
     tables, current, last_text = [], None, ""
     for line in section.splitlines():
         if line.startswith("|"):
@@ -166,10 +162,10 @@ def tap(number, label, problems):
 
 
 def main():
-    readme = sys.argv[1] if len(sys.argv) > 1 else "README.md"
+    page = sys.argv[1] if len(sys.argv) > 1 else "docs/performance.md"
     results = sys.argv[2] if len(sys.argv) > 2 else "bench/results"
     records = results_records(results)
-    tables = performance_tables(readme)
+    tables = performance_tables(page)
     print(f"1..{len(tables) + 1}")
     failed = 0
     for i, (context, rows) in enumerate(tables, 1):
@@ -189,19 +185,19 @@ def main():
             nowhere = [t for t in tokens if not any(matches(t, r) for r in records)]
             bad.append(row.strip() + (" (in no result: " + ", ".join(nowhere) + ")"
                                       if nowhere else " (no single result)"))
-        label = (f"README table after \"{context[:60]}\": {len(body)} rows, "
+        label = (f"{page} table after \"{context[:60]}\": {len(body)} rows, "
                  + ("each in one result" if by_row else "each cell in one result")
                  + f" of {results}")
         failed += not tap(i, label, bad)
     checked, nowhere = 0, []
-    for paragraph in prose_paragraphs(performance_section(readme)):
+    for paragraph in prose_paragraphs(page_text(page)):
         if NOT_MEASURED_HERE in paragraph:
             continue
         for m in PROSE_FIGURE.finditer(paragraph):
             checked += 1
             if not any(matches(m.group(1), r) for r in records):
                 nowhere.append(f"{m.group(0)} (in: ...{paragraph[max(0, m.start() - 50):m.end() + 20]}...)")
-    failed += not tap(len(tables) + 1, f"README prose: {checked} figures with units, "
+    failed += not tap(len(tables) + 1, f"{page} prose: {checked} figures with units, "
                       f"each in a result of {results}", nowhere)
     return 1 if failed or not tables else 0
 

@@ -3,7 +3,7 @@
 # line "N passed, N failed, N skipped"; exits non-zero if anything failed.
 #   host:   make test's own rules (tests/runner), unit tests of the
 #           userland library, fuzz corpus replay and a
-#           short fuzz run, the README's figures against bench/results,
+#           short fuzz run, docs/performance.md's figures against bench/results,
 #           the patch series (checkpatch, per-patch builds, sparse,
 #           CONFIG_SLEEPY=n)
 #   guest:  KUnit at boot, the kselftest ABI suite (x86-64 and i386), the
@@ -282,7 +282,7 @@ step "fuzz the recording reader and reports, and the ELF reading, for 60 s: no c
 tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
 
 bounded python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
-tap_group "README figures in bench/results" "$logs/readme-figures.log" $?
+tap_group "docs/performance.md figures in bench/results" "$logs/readme-figures.log" $?
 
 stage "host: the patch series"
 SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
