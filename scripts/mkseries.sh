@@ -42,11 +42,13 @@ git_() { git -C "$tree" -c gc.auto=0 -c user.name="$name" -c user.email="$email"
 # Kconfig symbol, so each commit builds with the final .config and finds
 # in ccache what the normal kernel's build compiled, but for the files
 # whose headers a later commit changes (those that include syscalls.h).
-# A first commit without CONFIG_SLEEPY changed autoconf.h, which every
-# file includes: a cold run then preprocessed the whole kernel again.
+# A first commit without CONFIG_SLEEPY (relay's, first until then)
+# changes autoconf.h, which every file includes: a cold run compiled the
+# whole kernel again for it, 16 minutes at one job beside the debug
+# guests.  relay's patch comes second, before the buffers that need it.
 commits=(
-"|"'|0001-relay-channels-without-files.patch|'
 "sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch|abi"
+"|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/linux/sleepy.h kernel/sleepy/sleepy.h kernel/sleepy/apps.c||apps"
 "sleepy: KUnit tests of the appid tables|kernel/sleepy/apps_kunit.c||apps_kunit"
 "sleepy: add per-CPU record buffers on relay|kernel/sleepy/buffer.c||buffer"
@@ -448,7 +450,7 @@ Design choices a reviewer will ask about:
   the only one who can stop it.  perf's per-event model lets many
   sessions coexist; lifting the limit needs per-session hook lists and is
   left for when someone needs it.
-- relay: patch 1 lets a channel live without files and orders relay's
+- relay: patch 2 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,

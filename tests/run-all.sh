@@ -175,12 +175,13 @@ step "sparse and W=1 (make C=2 W=1 kernel/sleepy/): no warnings" "$logs/sparse.l
 step "build the userland tools and tests" "$logs/userland.log" "" make -s userland || finish
 step "build the initramfs" "$logs/initramfs.log" "" make -s initramfs || finish
 
-# The debug kernel builds (at nice 19), then two guests boot on it in the
-# background, one host core each (run-stress.sh: "sessions", and "attack"
-# with the hostile system calls, about as long): the build and the longer
-# guest are the longest chain of the run, so the rest runs one job at a
-# time beside them, the normal guests beside the build, the series
-# check's one compile at a time beside the debug guests.
+# The debug kernel builds (at nice 19 while the normal guests run, then
+# at nice 0), then two guests boot on it in the background, one host core
+# each (run-stress.sh: "sessions", and "attack" with the hostile system
+# calls, about as long): the build and the longer guest are the longest
+# chain of the run, so the rest runs one job at a time beside them, the
+# normal guests beside the build, the series check's one compile at a
+# time beside the debug guests.
 debug_parts="sessions attack"
 debug_pipeline() {
 	local part
@@ -250,6 +251,10 @@ QEMU_EXTRA="-fsdev local,id=slow,path=$top/build/throttled,security_model=none,r
 	-device virtio-9p-pci,fsdev=slow,mount_tag=slow" \
 	guest_start mm-lock mm-lock build/kernel-normal/arch/x86/boot/bzImage 300 "kunit.enable=0"
 guest_finish mm-lock mm-lock
+# The normal guests are done: the debug kernel's build, at nice 19 beside
+# them, takes an equal share from here.  With ccache cold it is the
+# longest chain (a cold run: built in 22 minutes, at nice 19 all along).
+renice_tree 0 "$debug_pid"
 
 stage "host: unit tests and fuzzing"
 # The runner's own rules, each broken on purpose once.

@@ -51,6 +51,16 @@ kill_tree() {	# kill_tree PID: PID stopped, its descendants killed, then PID
 	kill -KILL "$1" 2>/dev/null
 }
 
+# renice_tree NICENESS PID: PID and its descendants at NICENESS (the
+# processes they start from then on inherit it).
+renice_tree() {
+	local child
+	renice -n "$1" -p "$2" > /dev/null 2>&1
+	for child in $(ps -o pid= --ppid "$2"); do
+		renice_tree "$1" "$child"
+	done
+}
+
 # watch LOG PROGRESS COMMAND...: runs COMMAND (a program or a function)
 # with its output in LOG and, every minute, says how long it has run and
 # what PROGRESS (a command) prints.  Returns COMMAND's exit status, 124 if
