@@ -185,7 +185,10 @@ static struct sleepy_cpu_count *cpu_count(struct sleepy_profile *profile,
 	return &profile->cpus[cpu];
 }
 
-/* @sample's appid; for one taken after its process's exit hook, the exited one's. */
+/*
+ * @sample's appid; for one taken after its process's exit hook, that of
+ * the instance that exited.
+ */
 static uint32_t appid_of(const struct sleepy_profile *profile,
 			 const struct sleepy_sample *sample)
 {
@@ -261,7 +264,10 @@ static void add_app_exit(struct sleepy_profile *profile,
 
 	sleepy_profile_app(profile, exit->appid)->exit_ns = exit->time_ns;
 	exited = sleepy_table_get(&profile->exited, exit->pid, NULL, NULL);
-	*exited = (struct sleepy_exited) { .pid = exit->pid, .appid = exit->appid };
+	*exited = (struct sleepy_exited) {
+		.pid = exit->pid,
+		.appid = exit->appid,
+	};
 }
 
 static const char *intern_path(struct sleepy_profile *profile,
