@@ -16,6 +16,7 @@ void sleepy_profile_init(struct sleepy_profile *profile)
 {
 	memset(profile, 0, sizeof(*profile));
 	sleepy_table_init(&profile->apps, sizeof(struct sleepy_app));
+	sleepy_table_init(&profile->exited, sizeof(struct sleepy_exited));
 	sleepy_table_init(&profile->paths, sizeof(char *));
 	sleepy_table_init(&profile->stacks, sizeof(struct sleepy_stack));
 }
@@ -31,6 +32,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 			sleepy_table_free(&app->ips);
 	}
 	sleepy_table_free(&profile->apps);
+	sleepy_table_free(&profile->exited);
 	profile->last_app = NULL;
 	sleepy_intern_free(&profile->paths);
 	for (i = 0; i < profile->stacks.capacity; i++) {
@@ -95,11 +97,11 @@ static int ip_match(const void *slot, const void *arg)
  * Fills @key with the IP count @sample adds to (all but the samples);
  * returns the count's key in its application's table.
  */
-static uint64_t ip_count_of(const struct sleepy_sample *sample, bool by_tid,
-			    struct sleepy_ip_count *key)
+static uint64_t ip_count_of(const struct sleepy_sample *sample, uint32_t appid,
+			    bool by_tid, struct sleepy_ip_count *key)
 {
 	*key = (struct sleepy_ip_count) {
-		.appid = sample->appid,
+		.appid = appid,
 		.in_kernel = !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL),
 		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
 	};
@@ -122,12 +124,12 @@ static int stack_match(const void *slot, const void *arg)
 }
 
 static void add_stack(struct sleepy_profile *profile,
-		      const struct sleepy_sample *sample,
+		      const struct sleepy_sample *sample, uint32_t appid,
 		      const struct sleepy_callchain *chain)
 {
 	unsigned int frames = chain->nr_kernel + chain->nr_user;
 	struct sleepy_stack key = {
-		.appid = sample->appid,
+		.appid = appid,
 		.tid = profile->by_tid ? sample->tid : 0,
 		.nr_kernel = chain->nr_kernel,
 		.nr_user = chain->nr_user,
@@ -183,14 +185,29 @@ static struct sleepy_cpu_count *cpu_count(struct sleepy_profile *profile,
 	return &profile->cpus[cpu];
 }
 
+/*
+ * @sample's appid; for one taken after its process's exit hook, that of
+ * the instance that exited.
+ */
+static uint32_t appid_of(const struct sleepy_profile *profile,
+			 const struct sleepy_sample *sample)
+{
+	const struct sleepy_exited *exited;
+
+	if (sample->appid != SLEEPY_APPID_UNKNOWN)
+		return sample->appid;
+	exited = sleepy_table_find(&profile->exited, sample->tid, NULL, NULL);
+	return exited ? exited->appid : SLEEPY_APPID_UNKNOWN;
+}
+
 static void add_sample(struct sleepy_profile *profile,
 		       const struct sleepy_sample *sample)
 {
 	struct sleepy_cpu_count *cpu = cpu_count(profile, sample->header.cpu);
 	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
-
+	uint32_t appid = appid_of(profile, sample);
 	struct sleepy_ip_count key, *count;
-	uint64_t table_key = ip_count_of(sample, profile->by_tid, &key);
+	uint64_t table_key = ip_count_of(sample, appid, profile->by_tid, &key);
 	struct sleepy_app *app;
 
 	if (!profile->samples || sample->time_ns < profile->first_ns)
@@ -201,7 +218,7 @@ static void add_sample(struct sleepy_profile *profile,
 	if (cpu)
 		cpu->samples++;
 	profile->kernel_samples += key.in_kernel;
-	app = sleepy_profile_app(profile, sample->appid);
+	app = sleepy_profile_app(profile, appid);
 	app->samples++;
 
 	count = sleepy_table_get(&app->ips, table_key, ip_match, &key);
@@ -209,7 +226,7 @@ static void add_sample(struct sleepy_profile *profile,
 		*count = key;
 	count->samples++;
 	if (chain)
-		add_stack(profile, sample, chain);
+		add_stack(profile, sample, appid, chain);
 }
 
 /* Keeps separators and control bytes out of reports. */
@@ -240,6 +257,19 @@ static void add_app_start(struct sleepy_profile *profile,
 }
 
 /* One copy of each path: every process maps the same few libraries. */
+static void add_app_exit(struct sleepy_profile *profile,
+			 const struct sleepy_app_exit *exit)
+{
+	struct sleepy_exited *exited;
+
+	sleepy_profile_app(profile, exit->appid)->exit_ns = exit->time_ns;
+	exited = sleepy_table_get(&profile->exited, exit->pid, NULL, NULL);
+	*exited = (struct sleepy_exited) {
+		.pid = exit->pid,
+		.appid = exit->appid,
+	};
+}
+
 static const char *intern_path(struct sleepy_profile *profile,
 			       const char *path)
 {
@@ -294,9 +324,7 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 		add_app_start(profile, (const void *)record);
 		break;
 	case SLEEPY_REC_APP_EXIT:
-		sleepy_profile_app(profile,
-				   ((const struct sleepy_app_exit *)record)->appid)
-			->exit_ns = ((const struct sleepy_app_exit *)record)->time_ns;
+		add_app_exit(profile, (const void *)record);
 		break;
 	case SLEEPY_REC_LOST:
 		profile->lost_in_stream +=
@@ -377,7 +405,8 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 			return NULL;
 	}
 	return sleepy_table_probe(&app->ips,
-				  ip_count_of(sample, profile->by_tid, &key));
+				  ip_count_of(sample, sample->appid,
+					      profile->by_tid, &key));
 }
 
 /*
@@ -617,6 +646,26 @@ static void compact_paths(struct sleepy_profile *profile)
  * A mapping an exec made whose instance is not announced yet (the cut fell
  * between the two) waits for its announcement in the next interval.
  */
+/* Keeps the exits of the applications kept. */
+static void forget_exits(struct sleepy_profile *profile)
+{
+	struct sleepy_table kept;
+	size_t i;
+
+	sleepy_table_init(&kept, sizeof(struct sleepy_exited));
+	for (i = 0; i < profile->exited.capacity; i++) {
+		const struct sleepy_exited *exited =
+			sleepy_table_slot(&profile->exited, i);
+
+		if (exited && sleepy_table_find(&profile->apps, exited->appid,
+						NULL, NULL))
+			*(struct sleepy_exited *)sleepy_table_get(&kept,
+				exited->pid, NULL, NULL) = *exited;
+	}
+	sleepy_table_free(&profile->exited);
+	profile->exited = kept;
+}
+
 static bool exec_pending(const struct sleepy_mapping *map, uint64_t since_ns)
 {
 	return (map->flags & SLEEPY_MMAP_EXEC) &&
@@ -654,6 +703,7 @@ bool sleepy_profile_next_interval(struct sleepy_profile *profile,
 	sleepy_table_free(&profile->apps);
 	profile->apps = kept;
 	profile->last_app = NULL;
+	forget_exits(profile);
 
 	for (i = n = 0; i < profile->nmappings; i++)
 		if (sleepy_table_find(&profile->apps, profile->mappings[i].appid,

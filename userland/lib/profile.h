@@ -90,8 +90,20 @@ struct sleepy_stack {
 struct sleepy_sched;
 struct sleepy_irqs;
 
+struct sleepy_exited {
+	uint32_t pid;
+	uint32_t appid;
+};
+
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
+	/*
+	 * pid -> struct sleepy_exited, from its last exit record.  The exit
+	 * hook runs early in do_exit(); what the process does after it
+	 * (closing its files, exit_notify()) is sampled with no appid, and
+	 * is charged to the instance that exited by the thread's id.
+	 */
+	struct sleepy_table exited;
 	/* Set before reading: IP counts and stacks per thread too. */
 	bool by_tid;
 	/* Set before reading: interrupt totals per CPU, per interval. */

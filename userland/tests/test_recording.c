@@ -46,7 +46,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 120
+#define PLANNED_TESTS 121
 
 static int failures, tests;
 
@@ -2808,6 +2808,49 @@ static void test_exit_wakes_parent(void)
 	free(b.data);
 }
 
+/*
+ * What a process does in do_exit() after its exit hook is sampled with no
+ * appid: charged to the instance that exited by the thread's id; a thread
+ * no instance exited as stays [unknown].
+ */
+static void test_exit_tail(void)
+{
+	struct sleepy_app_exit exit = {
+		.header = { SLEEPY_REC_APP_EXIT, sizeof(exit), 0 },
+		.appid = 1, .pid = 101, .time_ns = 3000,
+	};
+	struct sleepy_sample sample = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(sample), 0 },
+		.time_ns = 2000, .user_ip = 0x401000, .tid = 101, .appid = 1,
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char *csv;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "cc", 1);
+	put(&b, &sample, sizeof(sample));
+	put(&b, &exit, sizeof(exit));
+	sample.appid = SLEEPY_APPID_UNKNOWN;
+	sample.flags = SLEEPY_SAMPLE_IN_KERNEL;
+	sample.time_ns = 3100;
+	put(&b, &sample, sizeof(sample));
+	sample.tid = 555;
+	put(&b, &sample, sizeof(sample));
+	put_trailer(&b, 3, 0);
+	read_all(&b, &rec, &p);
+	csv = report(&p, &rec, NULL, SLEEPY_FORMAT_CSV, NULL);
+	check(csv && strstr(csv, "by_app,cc#1,101,,,,2,") &&
+	      strstr(csv, "by_app,[unknown],0,,,,1,"),
+	      "exit: samples after the exit hook charged to the instance that exited, by thread id; others [unknown]");
+	if (csv && !strstr(csv, "by_app,cc#1,101,,,,2,"))
+		comment("report", csv);
+	free(csv);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -2845,5 +2888,6 @@ int main(int argc, char **argv)
 	test_vdso();
 	test_entry_ip_rows();
 	test_exit_wakes_parent();
+	test_exit_tail();
 	return failures ? 1 : 0;
 }
