@@ -27,6 +27,12 @@ parse() {
 		tee "$parse_out" | sed 's/^/# /'
 	return "$parse_status"
 }
+# uptime_s: seconds since boot, whole.
+uptime_s() { read -r s _ < /proc/uptime; echo "${s%.*}"; }
+# grub_default_kernel: the kernel GRUB's default entry boots (make test-grub).
+grub_default_kernel() {
+	grep -m1 '^[[:space:]]*linux[[:space:]]' /boot/grub/grub.cfg | awk '{ print $2 }'
+}
 # json_num FILE KEY: a top-level number from sleepy-parse --format json.
 json_num() {
 	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n1

@@ -5,7 +5,6 @@
 # apt installs the kernel and tools packages of make deb-debian, whose
 # scripts make the initrd and the boot menu's entry.
 . "$SLEEPY_TESTS/guest/lib.sh"
-uptime_s() { read -r s _ < /proc/uptime; echo "${s%.*}"; }
 
 install_packages() {
 	plan 6
@@ -33,7 +32,7 @@ install_packages() {
 		[ -s "/boot/initrd.img-$release" ]
 	check "a menu entry for it (update-grub by the package's postinst.d hook)" \
 		grep -q "Debian GNU/Linux, with Linux $release'" /boot/grub/grub.cfg
-	first=$(grep -m1 '^[[:space:]]*linux[[:space:]]' /boot/grub/grub.cfg | awk '{ print $2 }')
+	first=$(grub_default_kernel)
 	check "GRUB's default entry boots it ($first)" [ "$first" = "/boot/vmlinuz-$release" ]
 }
 group grub-setup install_packages

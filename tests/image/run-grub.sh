@@ -6,7 +6,6 @@
 # that it has no sleepy, and apt remove takes the packages and their menu
 # entry away, Debian's kernel the default again.
 . "$SLEEPY_TESTS/guest/lib.sh"
-uptime_s() { read -r s _ < /proc/uptime; echo "${s%.*}"; }
 stock=$(ls /lib/modules | grep -v sleepy | head -n 1)
 release=$(ls /lib/modules | grep sleepy | head -n 1)
 booted_by_grub() {	# GRUB passes the kernel's path as BOOT_IMAGE
@@ -54,7 +53,7 @@ stock_kernel() {
 	left=$(ls /boot | grep sleepy | tr '\n' ' ')
 	check "apt remove linux-image-$release sleepy-tools: exit $status, $((t1 - t0)) s; nothing of it in /boot${left:+ (left: $left)}" \
 		eval '[ "$status" = 0 ] && [ -z "$left" ]'
-	first=$(grep -m1 '^[[:space:]]*linux[[:space:]]' /boot/grub/grub.cfg | awk '{ print $2 }')
+	first=$(grub_default_kernel)
 	check "GRUB's menu without it, Debian's kernel the default ($first)" \
 		eval '! grep -qF "$release" /boot/grub/grub.cfg && [ "$first" = "/boot/vmlinuz-$stock" ]'
 }
