@@ -180,8 +180,9 @@ step "build the initramfs" "$logs/initramfs.log" "" make -s initramfs || finish
 # each (run-stress.sh: "sessions", and "attack" with the hostile system
 # calls, about as long): the build and the longer guest are the longest
 # chain of the run, so the rest runs one job at a time beside them, the
-# normal guests beside the build, the series check's one compile at a
-# time beside the debug guests.
+# normal guests beside the build, the series check's compiles beside the
+# debug guests one at a time (a second starts only while the load average
+# is below the cores + 0.5: once the debug guests have ended).
 debug_parts="sessions attack"
 debug_pipeline() {
 	local part
@@ -290,7 +291,7 @@ bounded python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
 tap_group "docs/performance.md figures in bench/results" "$logs/readme-figures.log" $?
 
 stage "host: the patch series"
-SERIES_JOBS=1 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
+SERIES_JOBS=$(nproc) SERIES_LOAD=$(nproc).5 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
 tap_group series "$logs/series.log" $?
 
 stage "make run: a PIE program with its library under /tmp, SLEEPY_OPTS, a failing program"
