@@ -225,7 +225,7 @@ static void report_kind(struct sleepy_output *out,
 	if (text) {
 		for (i = 0, shown = 0; i < n; i++)
 			if (row_shown(opts, rows, i, kind_a, kind_b, &shown))
-				print_histogram(out->out,
+				print_histogram(sleepy_output_stream(out),
 						group_name(irqs, &rows[i], start_ns,
 							   name, sizeof(name)),
 						&rows[i]);

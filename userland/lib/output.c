@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Text, CSV and JSON report writers. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -96,18 +97,31 @@ void sleepy_output_report(struct sleepy_output *o, const char *key,
 	}
 }
 
-/* "0x%" PRIx64, without printf: a large recording has millions of rows. */
-static void format_ip(char *buf, uint64_t ip)
+char *sleepy_format_hex(char *buf, uint64_t n)
 {
-	int digits = ip ? (64 - __builtin_clzll(ip) + 3) / 4 : 1;
+	int digits = n ? (64 - __builtin_clzll(n) + 3) / 4 : 1;
 
 	*buf++ = '0';
 	*buf++ = 'x';
 	buf[digits] = '\0';
-	while (digits--) {
-		buf[digits] = "0123456789abcdef"[ip & 0xf];
-		ip >>= 4;
-	}
+	for (int i = digits; i--; n >>= 4)
+		buf[i] = "0123456789abcdef"[n & 0xf];
+	return buf + digits;
+}
+
+char *sleepy_format_decimal(char *buf, uint64_t n)
+{
+	char digits[20];
+	int len = 0;
+
+	do {
+		digits[len++] = '0' + n % 10;
+		n /= 10;
+	} while (n);
+	while (len)
+		*buf++ = digits[--len];
+	*buf = '\0';
+	return buf;
 }
 
 /* Appends @s, @len long, padded to @width like "%-*s"; returns the end. */
@@ -178,7 +192,7 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 	char ip[32] = "";
 
 	if (r->has_ip)
-		format_ip(ip, r->ip);
+		sleepy_format_hex(ip, r->ip);
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
 		text_row(o, r, ip);
@@ -248,16 +262,61 @@ void sleepy_output_table(struct sleepy_output *o, const char *key,
 	}
 }
 
+/* Appends @len bytes at @s to the text rows, or writes them if too many. */
+static void text_append(struct sleepy_output *o, const char *s, size_t len)
+{
+	if (sizeof(o->text) - o->text_used < len) {
+		flush_text(o);
+		if (len > sizeof(o->text)) {
+			fwrite(s, 1, len, o->out);
+			return;
+		}
+	}
+	memcpy(o->text + o->text_used, s, len);
+	o->text_used += len;
+}
+
+/* Appends @n spaces to the text rows. */
+static void text_pad(struct sleepy_output *o, size_t n)
+{
+	static const char spaces[64] = { [0 ... 63] = ' ' };
+
+	for (; n > sizeof(spaces); n -= sizeof(spaces))
+		text_append(o, spaces, sizeof(spaces));
+	text_append(o, spaces, n);
+}
+
+/*
+ * A text table row as "%*s" per column would write it, built in o->text:
+ * printf took most of a report of millions of rows.
+ */
+static void text_cells(struct sleepy_output *o, const char *const *cells)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->ncolumns; i++) {
+		int width = o->table[i].width;
+		size_t len = strlen(cells[i]);
+		size_t pad = (size_t)abs(width) > len ? abs(width) - len : 0;
+
+		if (i)
+			text_append(o, " ", 1);
+		if (width > 0)
+			text_pad(o, pad);
+		text_append(o, cells[i], len);
+		if (width < 0)
+			text_pad(o, pad);
+	}
+	text_append(o, "\n", 1);
+}
+
 void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
 {
 	unsigned int i;
 
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
-		for (i = 0; i < o->ncolumns; i++)
-			fprintf(o->out, "%s%*s", i ? " " : "", o->table[i].width,
-				cells[i]);
-		fputc('\n', o->out);
+		text_cells(o, cells);
 		break;
 	case SLEEPY_FORMAT_CSV:
 		/* Cells are names (sanitised when read), numbers or IPs. */
@@ -280,6 +339,12 @@ void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
 		break;
 	}
 	o->rows++;
+}
+
+FILE *sleepy_output_stream(struct sleepy_output *o)
+{
+	flush_text(o);
+	return o->out;
 }
 
 void sleepy_output_end(struct sleepy_output *o)

@@ -72,6 +72,13 @@ struct sleepy_output {
 	size_t text_used;
 };
 
+/*
+ * "0x%" PRIx64 and "%" PRIu64 of @n into @buf (19 and 21 bytes at most),
+ * without printf (reports have millions of rows); return the NUL's place.
+ */
+char *sleepy_format_hex(char *buf, uint64_t n);
+char *sleepy_format_decimal(char *buf, uint64_t n);
+
 /* Parses "text", "csv" or "json"; false if unknown. */
 bool sleepy_format_parse(const char *name, enum sleepy_format *format);
 /*
@@ -93,6 +100,11 @@ void sleepy_output_table(struct sleepy_output *o, const char *key,
 			 unsigned int n);
 /* One row of the current table: a formatted cell per column. */
 void sleepy_output_cells(struct sleepy_output *o, const char *const *cells);
+/*
+ * The stream, after the rows written so far: for what a report writes
+ * there itself (text rows are buffered).
+ */
+FILE *sleepy_output_stream(struct sleepy_output *o);
 void sleepy_output_end(struct sleepy_output *o);
 
 #endif

@@ -93,23 +93,41 @@ static int ip_match(const void *slot, const void *arg)
 	       a->tid == b->tid;
 }
 
-/*
- * Fills @key with the IP count @sample adds to (all but the samples);
- * returns the count's key in its application's table.
- */
-static uint64_t ip_count_of(const struct sleepy_sample *sample, uint32_t appid,
-			    bool by_tid, struct sleepy_ip_count *key)
+/* What a kernel-mode sample is charged to: the kernel IP when known. */
+static bool charged_to_kernel_ip(const struct sleepy_sample *sample)
 {
-	*key = (struct sleepy_ip_count) {
+	return (sample->flags & SLEEPY_SAMPLE_IN_KERNEL) && sample->kernel_ip;
+}
+
+/*
+ * The key of @sample's IP count in its application's table.  From
+ * registers only: filling the count's bit-fields first and reading them
+ * back stalled on every sample (a load from a store just made in parts).
+ */
+static uint64_t ip_count_key(const struct sleepy_sample *sample, bool by_tid)
+{
+	uint64_t ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
+						     sample->user_ip;
+	uint64_t tid = by_tid ? sample->tid & 0x3fffffff : 0;
+
+	return (ip * 2 + !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL)) ^
+	       tid * 0x9e3779b97f4a7c15ULL;
+}
+
+/* The IP count @sample adds to (all but the samples). */
+static struct sleepy_ip_count ip_count_of(const struct sleepy_sample *sample,
+					  uint32_t appid, bool by_tid)
+{
+	bool in_kernel = sample->flags & SLEEPY_SAMPLE_IN_KERNEL;
+
+	return (struct sleepy_ip_count) {
 		.appid = appid,
-		.in_kernel = !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL),
+		.in_kernel = in_kernel,
+		.entry_ip = in_kernel && !sample->kernel_ip,
 		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
+		.ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
+						     sample->user_ip,
 	};
-	/* A kernel-mode sample is charged to the kernel IP when known. */
-	key->ip = key->in_kernel && sample->kernel_ip ? sample->kernel_ip :
-							sample->user_ip;
-	key->entry_ip = key->in_kernel && !sample->kernel_ip;
-	return (key->ip * 2 + key->in_kernel) ^ key->tid * 0x9e3779b97f4a7c15ULL;
 }
 
 static int stack_match(const void *slot, const void *arg)
@@ -206,8 +224,8 @@ static void add_sample(struct sleepy_profile *profile,
 	struct sleepy_cpu_count *cpu = cpu_count(profile, sample->header.cpu);
 	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
 	uint32_t appid = appid_of(profile, sample);
-	struct sleepy_ip_count key, *count;
-	uint64_t table_key = ip_count_of(sample, appid, profile->by_tid, &key);
+	struct sleepy_ip_count key = ip_count_of(sample, appid, profile->by_tid);
+	struct sleepy_ip_count *count;
 	struct sleepy_app *app;
 
 	if (!profile->samples || sample->time_ns < profile->first_ns)
@@ -221,7 +239,9 @@ static void add_sample(struct sleepy_profile *profile,
 	app = sleepy_profile_app(profile, appid);
 	app->samples++;
 
-	count = sleepy_table_get(&app->ips, table_key, ip_match, &key);
+	count = sleepy_table_get(&app->ips,
+				 ip_count_key(sample, profile->by_tid),
+				 ip_match, &key);
 	if (!count->samples)
 		*count = key;
 	count->samples++;
@@ -396,7 +416,6 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 {
 	const struct sleepy_table *apps = &profile->apps;
 	const struct sleepy_app *app = profile->last_app;
-	struct sleepy_ip_count key;
 
 	if (!app || app->appid != sample->appid ||
 	    profile->last_app_capacity != apps->capacity) {
@@ -405,8 +424,7 @@ static const void *ip_count_entry(const struct sleepy_profile *profile,
 			return NULL;
 	}
 	return sleepy_table_probe(&app->ips,
-				  ip_count_of(sample, sample->appid,
-					      profile->by_tid, &key));
+				  ip_count_key(sample, profile->by_tid));
 }
 
 /*

@@ -168,7 +168,6 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	uint64_t total = 0;
 
 	apps = sleepy_profile_apps(profile, &napps);
-	ips = sleepy_profile_ips(profile, &nips);
 	for (i = 0; i < napps; i++)
 		if (sleepy_report_app_selected(opts, apps[i]))
 			total += apps[i]->samples;
@@ -220,14 +219,14 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		total = 1;
 	if (opts->nsort || opts->stack_view) {
 		if (opts->nsort)
-			sleepy_sort_report(&out, opts, profile, ips, nips, total);
+			sleepy_sort_report(&out, opts, profile, total);
 		else
 			sleepy_callgraph_report(&out, opts, profile);
 		sleepy_output_end(&out);
 		free(apps);
-		free(ips);
 		return;
 	}
+	ips = sleepy_profile_ips(profile, &nips);
 
 	sleepy_output_report(&out, "by_app", "By application", SLEEPY_COLUMNS_APP);
 	for (i = 0, shown = 0; i < napps; i++) {

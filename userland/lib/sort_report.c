@@ -211,10 +211,10 @@ static const char *cell_text(enum sleepy_sort_key key, const struct cell *c,
 {
 	switch (number_format(key, c)) {
 	case DECIMAL:
-		snprintf(buf, CELL, "%s%" PRIu64, c->text, c->number);
+		sleepy_format_decimal(stpcpy(buf, c->text), c->number);
 		return buf;
 	case HEX:
-		snprintf(buf, CELL, "%s0x%" PRIx64, c->text, c->number);
+		sleepy_format_hex(stpcpy(buf, c->text), c->number);
 		return buf;
 	default:
 		return c->text;
@@ -373,34 +373,40 @@ static const char *function_of(struct sort *s, const struct sleepy_app *app,
 	return sleepy_report_kernel_function(s->profile, count->ip, dso);
 }
 
-/* The rows of @ips, keyed by @opts->sort, in s->rows. */
-static void add_rows(struct sort *s, struct sleepy_ip_count **ips, size_t nips)
+/*
+ * The rows of every selected application's IP counts, keyed by
+ * @opts->sort, in s->rows.  Taken from the tables as they are: the rows
+ * are sorted once built, so the counts need no order of their own.
+ */
+static void add_rows(struct sort *s)
 {
 	const struct sleepy_report_options *opts = s->opts;
+	struct sleepy_table *apps = &s->profile->apps;
 	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
 			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
 	const char *function = NULL, *dso = NULL;
-	const struct sleepy_app *app = NULL;
 	struct cell cells[SLEEPY_SORT_KEYS];
-	bool selected = false;
 	unsigned int k;
-	size_t i;
+	size_t a, i;
 
-	for (i = 0; i < nips; i++) {
-		const struct sleepy_ip_count *count = ips[i];
+	for (a = 0; a < apps->capacity; a++) {
+		struct sleepy_app *app = sleepy_table_slot(apps, a);
 
-		if (!app || app->appid != count->appid) {
-			app = sleepy_profile_app(s->profile, count->appid);
-			selected = sleepy_report_app_selected(opts, app);
-		}
-		if (!selected)
+		if (!app || !sleepy_report_app_selected(opts, app))
 			continue;
-		if (by_function)
-			function = function_of(s, app, count, &dso);
-		for (k = 0; k < s->ncells; k++)
-			cells[k] = key_cell(s, opts->sort[k], app, count,
-					    function, dso);
-		row_of(s, cells)->samples += count->samples;
+		for (i = 0; i < app->ips.capacity; i++) {
+			const struct sleepy_ip_count *count =
+				sleepy_table_slot(&app->ips, i);
+
+			if (!count)
+				continue;
+			if (by_function)
+				function = function_of(s, app, count, &dso);
+			for (k = 0; k < s->ncells; k++)
+				cells[k] = key_cell(s, opts->sort[k], app, count,
+						    function, dso);
+			row_of(s, cells)->samples += count->samples;
+		}
 	}
 }
 
@@ -514,9 +520,7 @@ static struct sorted_row *sorted_rows(struct sort *s, size_t *n)
 
 void sleepy_sort_report(struct sleepy_output *out,
 			const struct sleepy_report_options *opts,
-			struct sleepy_profile *profile,
-			struct sleepy_ip_count **ips, size_t nips,
-			uint64_t total)
+			struct sleepy_profile *profile, uint64_t total)
 {
 	struct sleepy_column columns[2 + SLEEPY_SORT_KEYS] = {
 		{ "samples", "SAMPLES", 10, true },
@@ -526,6 +530,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	const char *ptrs[2 + SLEEPY_SORT_KEYS];
 	const struct sorted_row *row;
 	struct sorted_row *rows;
+	uint64_t previous_samples = 0;
 	struct sort s;
 	size_t n, i;
 	unsigned int k;
@@ -540,14 +545,18 @@ void sleepy_sort_report(struct sleepy_output *out,
 			 "%s %s", k ? "," : "", keys[opts->sort[k]].name);
 	}
 	sort_init(&s, opts, profile);
-	add_rows(&s, ips, nips);
+	add_rows(&s);
 	rows = sorted_rows(&s, &n);
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
 	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
 		row = (const void *)((const char *)rows + i * s.rows.slot_size);
-		snprintf(cells[0], CELL, "%" PRIu64, row->samples);
-		snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
-			 "%.2f%%" : "%.4f", 100.0 * row->samples / total);
+		/* Rows come by samples: most repeat the one before's. */
+		if (!i || row->samples != previous_samples) {
+			sleepy_format_decimal(cells[0], row->samples);
+			snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
+				 "%.2f%%" : "%.4f", 100.0 * row->samples / total);
+			previous_samples = row->samples;
+		}
 		ptrs[0] = cells[0];
 		ptrs[1] = cells[1];
 		for (k = 0; k < opts->nsort; k++)

@@ -19,11 +19,9 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 		       char *error, size_t size);
 bool sleepy_sort_has(const struct sleepy_report_options *opts,
 		     enum sleepy_sort_key key);
-/* The --sort report of @ips (sleepy_profile_ips()), @total samples shown. */
+/* The --sort report of @profile's IP counts, @total samples shown. */
 void sleepy_sort_report(struct sleepy_output *out,
 			const struct sleepy_report_options *opts,
-			struct sleepy_profile *profile,
-			struct sleepy_ip_count **ips, size_t nips,
-			uint64_t total);
+			struct sleepy_profile *profile, uint64_t total);
 
 #endif
