@@ -72,17 +72,70 @@ static int function_match(const void *slot, const void *arg)
 	       a->dso == b->dso;
 }
 
-static int cmp_functions(const void *a, const void *b)
+/*
+ * Rows of equal samples by their texts (the table's order follows heap
+ * addresses): the application's label, the function, the file.
+ */
+static int cmp_function_texts(const void *a, const void *b, const void *arg)
 {
 	const struct function_count *x = a, *y = b;
 	int diff;
 
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	/* Ties in a stable order: the table's order follows heap addresses. */
 	diff = strcmp(x->app->label, y->app->label);
 	diff = diff ?: strcmp(x->function, y->function);
 	return diff ?: strcmp(x->dso ?: "", y->dso ?: "");
+}
+
+/*
+ * The rows of @table in the report's order, in an array the caller frees:
+ * by samples, then by their texts' ranks (one 64-bit number when the
+ * three ranks fit in one, almost always; otherwise by the texts).
+ */
+static struct sleepy_order *sorted_functions(struct sleepy_table *table)
+{
+	struct sleepy_table labels, functions, dsos;
+	struct sleepy_order *orders;
+	uint64_t nlabels, nfunctions, ndsos, span;
+	size_t i, n = 0;
+	bool fits;
+
+	sleepy_table_init(&labels, sizeof(struct sleepy_text_rank));
+	sleepy_table_init(&functions, sizeof(struct sleepy_text_rank));
+	sleepy_table_init(&dsos, sizeof(struct sleepy_text_rank));
+	for (i = 0; i < table->capacity; i++) {
+		const struct function_count *row = sleepy_table_slot(table, i);
+
+		if (row) {
+			sleepy_rank_add(&labels, row->app->label);
+			sleepy_rank_add(&functions, row->function);
+			sleepy_rank_add(&dsos, row->dso ?: "");
+		}
+	}
+	nlabels = sleepy_rank_texts(&labels);
+	nfunctions = sleepy_rank_texts(&functions);
+	ndsos = sleepy_rank_texts(&dsos);
+	fits = !__builtin_mul_overflow(nlabels, nfunctions, &span) &&
+	       !__builtin_mul_overflow(span, ndsos, &span);
+	orders = sleepy_xcalloc(table->used + 1, sizeof(*orders));
+	for (i = 0; i < table->capacity; i++) {
+		const struct function_count *row = sleepy_table_slot(table, i);
+
+		if (!row)
+			continue;
+		orders[n++] = (struct sleepy_order) {
+			.samples = row->samples,
+			.ranks = !fits ? 0 :
+				 (sleepy_text_rank(&labels, row->app->label) * nfunctions +
+				  sleepy_text_rank(&functions, row->function)) * ndsos +
+				 sleepy_text_rank(&dsos, row->dso ?: ""),
+			.item = row,
+		};
+	}
+	sleepy_table_free(&labels);
+	sleepy_table_free(&functions);
+	sleepy_table_free(&dsos);
+	sleepy_sort_orders(orders, n, fits ? NULL : cmp_function_texts, NULL);
+	return orders;
 }
 
 /*
@@ -96,9 +149,10 @@ static void report_functions(struct sleepy_output *out,
 			     const struct ip_name *names, size_t nips,
 			     bool mapped, uint64_t total)
 {
-	struct function_count *rows, key;
+	struct function_count key;
+	struct sleepy_order *rows;
 	struct sleepy_table table;
-	size_t i, n = 0;
+	size_t i;
 
 	sleepy_table_init(&table, sizeof(key));
 	for (i = 0; i < nips; i++) {
@@ -130,22 +184,19 @@ static void report_functions(struct sleepy_output *out,
 			*count = key;
 		count->samples += ips[i]->samples;
 	}
-	rows = calloc(table.used + 1, sizeof(*rows));
-	for (i = 0; rows && i < table.capacity; i++)
-		if (sleepy_table_slot(&table, i))
-			rows[n++] = *(struct function_count *)sleepy_table_slot(&table, i);
-	qsort(rows, n, sizeof(*rows), cmp_functions);
+	rows = sorted_functions(&table);
 
 	sleepy_output_report(out, "by_function", "By application and function",
 			     SLEEPY_COLUMNS_FUNCTION);
-	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
+	for (i = 0; i < table.used && (!opts->top || i < opts->top); i++) {
+		const struct function_count *count = rows[i].item;
 		struct sleepy_row row = {
-			.app = rows[i].app->label,
-			.pid = rows[i].app->pid,
-			.function = rows[i].function,
-			.dso = rows[i].dso,
-			.samples = rows[i].samples,
-			.percent = 100.0 * rows[i].samples / total,
+			.app = count->app->label,
+			.pid = count->app->pid,
+			.function = count->function,
+			.dso = count->dso,
+			.samples = count->samples,
+			.percent = 100.0 * count->samples / total,
 		};
 
 		sleepy_output_row(out, &row);

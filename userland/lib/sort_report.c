@@ -14,6 +14,7 @@
  * row's key as a string, then hashing, copying and comparing it took most
  * of a --sort report's time.
  */
+#define _GNU_SOURCE	/* qsort_r() */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "sort_report.h"
 
 #define CELL		256	/* bytes of a cell's text, with its NUL */
-#define INSERTION_SORT_MAX 16	/* rows */
+#define ROW_BATCH	16	/* rows looked up together */
 /*
  * Rows of equal samples are in the order of their cells' texts joined by
  * this byte (which no name holds): a text that begins another comes
@@ -238,9 +239,10 @@ static int cmp_cells(enum sleepy_sort_key key, const struct cell *a,
 }
 
 /* Most samples first, then by the cells' texts. */
-static int cmp_rows(const void *a, const void *b, const struct sort *s)
+static int cmp_rows(const void *a, const void *b, const void *arg)
 {
 	const struct sorted_row *x = a, *y = b;
+	const struct sort *s = arg;
 	unsigned int k;
 	int diff = 0;
 
@@ -340,17 +342,25 @@ static int same_cells(const void *slot, const void *arg)
 	return 1;
 }
 
-/* The row of @cells in s->rows, of 0 samples if new. */
-static struct sorted_row *row_of(struct sort *s, const struct cell *cells)
+/* The key of the row of @cells in s->rows. */
+static uint64_t row_hash(const struct sort *s, const struct cell *cells)
 {
-	struct row_key key = { cells, s->ncells };
-	struct sorted_row *row;
 	uint64_t hash = 0;
 	unsigned int k;
 
 	for (k = 0; k < s->ncells; k++)
 		hash = ((hash ^ (uintptr_t)cells[k].text) * 0x9e3779b97f4a7c15ULL ^
 			cells[k].number) * 0x100000001b3ULL;
+	return hash;
+}
+
+/* The row of @cells (whose key is @hash) in s->rows, of 0 samples if new. */
+static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
+				 uint64_t hash)
+{
+	struct row_key key = { cells, s->ncells };
+	struct sorted_row *row;
+
 	row = sleepy_table_get(&s->rows, hash, same_cells, &key);
 	if (!row->cells[0].text)
 		memcpy(row->cells, cells, s->ncells * sizeof(*cells));
@@ -373,6 +383,34 @@ static const char *function_of(struct sort *s, const struct sleepy_app *app,
 	return sleepy_report_kernel_function(s->profile, count->ip, dso);
 }
 
+/* IP counts' cells, waiting for their rows' entries to be fetched. */
+struct row_batch {
+	struct cell cells[ROW_BATCH][SLEEPY_SORT_KEYS];
+	uint64_t hash[ROW_BATCH];
+	uint64_t samples[ROW_BATCH];
+	unsigned int n;
+};
+
+/*
+ * Adds the batch's samples to their rows.  With a row per IP the table
+ * is far larger than the caches: the entries of a batch are fetched
+ * together, so that the waits overlap.
+ */
+static void add_batch(struct sort *s, struct row_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		const void *entry = sleepy_table_probe(&s->rows, b->hash[i]);
+
+		if (entry)
+			__builtin_prefetch(entry);
+	}
+	for (i = 0; i < b->n; i++)
+		row_of(s, b->cells[i], b->hash[i])->samples += b->samples[i];
+	b->n = 0;
+}
+
 /*
  * The rows of every selected application's IP counts, keyed by
  * @opts->sort, in s->rows.  Taken from the tables as they are: the rows
@@ -385,7 +423,7 @@ static void add_rows(struct sort *s)
 	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
 			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
 	const char *function = NULL, *dso = NULL;
-	struct cell cells[SLEEPY_SORT_KEYS];
+	struct row_batch batch = { .n = 0 };
 	unsigned int k;
 	size_t a, i;
 
@@ -397,6 +435,7 @@ static void add_rows(struct sort *s)
 		for (i = 0; i < app->ips.capacity; i++) {
 			const struct sleepy_ip_count *count =
 				sleepy_table_slot(&app->ips, i);
+			struct cell *cells = batch.cells[batch.n];
 
 			if (!count)
 				continue;
@@ -405,9 +444,13 @@ static void add_rows(struct sort *s)
 			for (k = 0; k < s->ncells; k++)
 				cells[k] = key_cell(s, opts->sort[k], app, count,
 						    function, dso);
-			row_of(s, cells)->samples += count->samples;
+			batch.hash[batch.n] = row_hash(s, cells);
+			batch.samples[batch.n++] = count->samples;
+			if (batch.n == ROW_BATCH)
+				add_batch(s, &batch);
 		}
 	}
+	add_batch(s, &batch);
 }
 
 /* --sort cpu: every CPU's samples in the recording and its counters. */
@@ -466,56 +509,119 @@ static void sort_free(struct sort *s)
 	sleepy_table_free(&s->rows);
 }
 
-/*
- * Merge sort of the @n rows at @rows, with @tmp for half as many.  Not
- * qsort(): it sorts rows of more than 32 bytes through pointers to them,
- * and reading the rows at random from there took most of the sort's time.
- */
-static void sort_rows(const struct sort *s, char *rows, char *tmp, size_t n)
-{
-	size_t size = s->rows.slot_size, half = n / 2, i = 0, j = half, k = 0;
-	char row[sizeof(struct sorted_row) +
-		 SLEEPY_SORT_KEYS * sizeof(struct cell)];
+/* A distinct cell of one key, and its place among that key's cells. */
+struct ranked_cell {
+	struct cell cell;
+	uint64_t rank;
+};
 
-	if (n <= INSERTION_SORT_MAX) {
-		for (i = 1; i < n; i++) {
-			memcpy(row, rows + i * size, size);
-			for (j = i; j > 0 &&
-			     cmp_rows(row, rows + (j - 1) * size, s) < 0; j--)
-				memcpy(rows + j * size, rows + (j - 1) * size, size);
-			memcpy(rows + j * size, row, size);
-		}
-		return;
-	}
-	sort_rows(s, rows, tmp, half);
-	sort_rows(s, rows + half * size, tmp, n - half);
-	/* The left half moves out of the way; the merge fills in from the left. */
-	memcpy(tmp, rows, half * size);
-	while (i < half && j < n) {
-		if (cmp_rows(rows + j * size, tmp + i * size, s) < 0)
-			memcpy(rows + k++ * size, rows + j++ * size, size);
-		else
-			memcpy(rows + k++ * size, tmp + i++ * size, size);
-	}
-	memcpy(rows + k * size, tmp + i * size, (half - i) * size);
+/* The key and the byte after it that cmp_ranked() orders cells by. */
+struct rank_context {
+	enum sleepy_sort_key key;
+	char end;
+};
+
+static int cmp_ranked(const void *a, const void *b, void *arg)
+{
+	const struct ranked_cell *x = a, *y = b;
+	const struct rank_context *c = arg;
+
+	return cmp_cells(c->key, &x->cell, &y->cell, c->end);
 }
 
-/* s->rows in the report's order, in an array the caller frees. */
-static struct sorted_row *sorted_rows(struct sort *s, size_t *n)
+static uint64_t cell_hash(const struct cell *c)
 {
-	size_t size = s->rows.slot_size, i;
-	char *rows = sleepy_xrealloc(NULL, s->rows.used * size), *tmp;
+	return ((uintptr_t)c->text * 0x9e3779b97f4a7c15ULL) ^ c->number;
+}
 
-	for (i = 0, *n = 0; i < s->rows.capacity; i++) {
-		const void *row = sleepy_table_slot(&s->rows, i);
+static int same_cell(const void *slot, const void *arg)
+{
+	const struct cell *a = slot, *b = arg;
 
-		if (row)
-			memcpy(rows + (*n)++ * size, row, size);
+	return a->text == b->text && a->number == b->number;
+}
+
+/*
+ * Ranks the distinct cells of key @k in @ranked (struct ranked_cell):
+ * equal ranks for cells that order as equals.  Returns how many ranks.
+ */
+static uint64_t rank_cells(struct sort *s, unsigned int k,
+			   struct sleepy_table *ranked)
+{
+	struct rank_context context = {
+		s->opts->sort[k], k + 1 < s->ncells ? SEPARATOR : '\0',
+	};
+	struct ranked_cell *cells, *slot;
+	uint64_t rank = 0;
+	size_t n = 0, i;
+
+	sleepy_table_init(ranked, sizeof(struct ranked_cell));
+	for (i = 0; i < s->rows.capacity; i++) {
+		const struct sorted_row *row = sleepy_table_slot(&s->rows, i);
+
+		if (row) {
+			slot = sleepy_table_get(ranked, cell_hash(&row->cells[k]),
+						same_cell, &row->cells[k]);
+			slot->cell = row->cells[k];
+		}
 	}
-	tmp = sleepy_xrealloc(NULL, (*n / 2 + 1) * size);
-	sort_rows(s, rows, tmp, *n);
-	free(tmp);
-	return (struct sorted_row *)rows;
+	cells = sleepy_xcalloc(ranked->used ?: 1, sizeof(*cells));
+	for (i = 0; i < ranked->capacity; i++) {
+		slot = sleepy_table_slot(ranked, i);
+		if (slot)
+			cells[n++] = *slot;
+	}
+	qsort_r(cells, n, sizeof(*cells), cmp_ranked, &context);
+	for (i = 0; i < n; i++) {
+		if (i && cmp_ranked(&cells[i - 1], &cells[i], &context))
+			rank++;
+		slot = sleepy_table_find(ranked, cell_hash(&cells[i].cell),
+					 same_cell, &cells[i].cell);
+		slot->rank = rank;
+	}
+	free(cells);
+	return rank + 1;
+}
+
+/*
+ * s->rows in the report's order, in an array the caller frees.  Each
+ * key's distinct cells are ranked once (a few hundred thousand names at
+ * most, where rows are millions), and the rows ordered by their samples
+ * and ranks, as many keys' as fit in 64 bits: comparing the cells' texts
+ * row by row took most of a large report's time.
+ */
+static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
+{
+	struct sleepy_table ranked[SLEEPY_SORT_KEYS];
+	uint64_t radix[SLEEPY_SORT_KEYS], span = 1;
+	struct sleepy_order *orders;
+	unsigned int nranked = 0, k;
+	size_t i;
+
+	for (k = 0; k < s->ncells; k++) {
+		radix[k] = rank_cells(s, k, &ranked[k]);
+		if (nranked == k && !__builtin_mul_overflow(span, radix[k], &span))
+			nranked++;
+	}
+	orders = sleepy_xcalloc(s->rows.used ?: 1, sizeof(*orders));
+	for (i = 0, *n = 0; i < s->rows.capacity; i++) {
+		const struct sorted_row *row = sleepy_table_slot(&s->rows, i);
+		uint64_t ranks = 0;
+
+		if (!row)
+			continue;
+		for (k = 0; k < nranked; k++)
+			ranks = ranks * radix[k] +
+				((struct ranked_cell *)sleepy_table_find(&ranked[k],
+					cell_hash(&row->cells[k]), same_cell,
+					&row->cells[k]))->rank;
+		orders[(*n)++] = (struct sleepy_order) { row->samples, ranks, row };
+	}
+	for (k = 0; k < s->ncells; k++)
+		sleepy_table_free(&ranked[k]);
+	/* Past the keys ranked, the cells themselves. */
+	sleepy_sort_orders(orders, *n, nranked < s->ncells ? cmp_rows : NULL, s);
+	return orders;
 }
 
 void sleepy_sort_report(struct sleepy_output *out,
@@ -529,7 +635,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	char cells[2 + SLEEPY_SORT_KEYS][CELL], title[128] = "By";
 	const char *ptrs[2 + SLEEPY_SORT_KEYS];
 	const struct sorted_row *row;
-	struct sorted_row *rows;
+	struct sleepy_order *rows;
 	uint64_t previous_samples = 0;
 	struct sort s;
 	size_t n, i;
@@ -549,7 +655,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	rows = sorted_rows(&s, &n);
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
 	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
-		row = (const void *)((const char *)rows + i * s.rows.slot_size);
+		row = rows[i].item;
 		/* Rows come by samples: most repeat the one before's. */
 		if (!i || row->samples != previous_samples) {
 			sleepy_format_decimal(cells[0], row->samples);

@@ -285,3 +285,94 @@ void sleepy_intern_free(struct sleepy_table *strings)
 	}
 	sleepy_table_free(strings);
 }
+
+#define INSERTION_SORT_MAX 16
+
+static int cmp_orders(const struct sleepy_order *a, const struct sleepy_order *b,
+		      int (*tie)(const void *, const void *, const void *),
+		      const void *arg)
+{
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	if (a->ranks != b->ranks)
+		return a->ranks < b->ranks ? -1 : 1;
+	return tie ? tie(a->item, b->item, arg) : 0;
+}
+
+/* Merge sort of @n orders at @a, with @tmp for half as many. */
+static void merge_sort_orders(struct sleepy_order *a, struct sleepy_order *tmp,
+			      size_t n,
+			      int (*tie)(const void *, const void *, const void *),
+			      const void *arg)
+{
+	size_t half = n / 2, i = 0, j = half, k = 0;
+
+	if (n <= INSERTION_SORT_MAX) {
+		for (i = 1; i < n; i++) {
+			struct sleepy_order x = a[i];
+
+			for (j = i; j > 0 && cmp_orders(&x, &a[j - 1], tie, arg) < 0; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	merge_sort_orders(a, tmp, half, tie, arg);
+	merge_sort_orders(a + half, tmp, n - half, tie, arg);
+	/* The left half moves out of the way; the merge fills in from the left. */
+	memcpy(tmp, a, half * sizeof(*a));
+	while (i < half && j < n) {
+		if (cmp_orders(&a[j], &tmp[i], tie, arg) < 0)
+			a[k++] = a[j++];
+		else
+			a[k++] = tmp[i++];
+	}
+	while (i < half)
+		a[k++] = tmp[i++];
+}
+
+void sleepy_sort_orders(struct sleepy_order *orders, size_t n,
+			int (*tie)(const void *a, const void *b, const void *arg),
+			const void *arg)
+{
+	struct sleepy_order *tmp = sleepy_xcalloc(n / 2 + 1, sizeof(*tmp));
+
+	merge_sort_orders(orders, tmp, n, tie, arg);
+	free(tmp);
+}
+
+void sleepy_rank_add(struct sleepy_table *ranks, const char *text)
+{
+	((struct sleepy_text_rank *)sleepy_table_get(ranks, (uintptr_t)text,
+						     NULL, NULL))->text = text;
+}
+
+static int cmp_text_ranks(const void *a, const void *b)
+{
+	return strcmp(((const struct sleepy_text_rank *)a)->text,
+		      ((const struct sleepy_text_rank *)b)->text);
+}
+
+uint64_t sleepy_rank_texts(struct sleepy_table *ranks)
+{
+	struct sleepy_text_rank *sorted;
+	uint64_t rank = 0;
+	size_t n, i;
+
+	sorted = sleepy_table_sorted(ranks, &n, cmp_text_ranks);
+	for (i = 0; i < n; i++) {
+		/* Equal texts: the rank of the first of them. */
+		if (i && strcmp(sorted[i - 1].text, sorted[i].text))
+			rank = i;
+		((struct sleepy_text_rank *)sleepy_table_find(ranks,
+			(uintptr_t)sorted[i].text, NULL, NULL))->rank = rank;
+	}
+	free(sorted);
+	return n;
+}
+
+uint64_t sleepy_text_rank(const struct sleepy_table *ranks, const char *text)
+{
+	return ((const struct sleepy_text_rank *)sleepy_table_find(ranks,
+		(uintptr_t)text, NULL, NULL))->rank;
+}

@@ -77,4 +77,37 @@ const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key);
 void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
 			  int (*cmp)(const void *, const void *));
 
+/*
+ * What orders a report's row: most samples first, then the lowest ranks
+ * (its texts' places, see below), then what @tie says of the items.
+ */
+struct sleepy_order {
+	uint64_t samples;
+	uint64_t ranks;
+	const void *item;
+};
+
+/*
+ * Stable sort of @n @orders; @tie (NULL: equal) orders items whose
+ * samples and ranks are equal.  Comparing integers, not texts, row by row:
+ * a large report has millions of rows and a few hundred thousand names.
+ */
+void sleepy_sort_orders(struct sleepy_order *orders, size_t n,
+			int (*tie)(const void *a, const void *b, const void *arg),
+			const void *arg);
+
+/*
+ * Texts' places in strcmp() order: a table of struct sleepy_text_rank
+ * keyed by the text's pointer, equal texts at equal ranks.
+ */
+struct sleepy_text_rank {
+	const char *text;
+	uint64_t rank;
+};
+
+void sleepy_rank_add(struct sleepy_table *ranks, const char *text);
+/* Ranks the texts added; every rank is below the number returned. */
+uint64_t sleepy_rank_texts(struct sleepy_table *ranks);
+uint64_t sleepy_text_rank(const struct sleepy_table *ranks, const char *text);
+
 #endif
