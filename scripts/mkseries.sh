@@ -41,20 +41,18 @@ git_() { git -C "$tree" -c gc.auto=0 -c user.name="$name" -c user.email="$email"
 # One commit per concern, in an order that builds at every step:
 # "subject|overlay paths|patch file|body".  A commit with a patch file and
 # no subject takes the patch's own message; one with a subject and a patch
-# file takes both changes under the subject.  The first three fix every
-# header the kernel at large includes (Kconfig's symbols in autoconf.h,
-# the system calls' declarations in syscalls.h and their numbers in the
-# generated unistd headers), so each later commit builds with the final
-# .config and headers and finds in ccache what the normal kernel's build
-# compiled: only the files it changes compile.  A cold run with the
-# syscalls declared in the session commit compiled 1,118 objects again
-# for the commits before it, 11 minutes at one job beside the debug
-# guests (with relay's patch first, before CONFIG_SLEEPY existed, all of
-# them: 16 minutes).  The system calls are sys_ni_syscall (ENOSYS) until
-# the session commit defines them.
+# file takes both changes under the subject.  The first fixes every
+# header the kernel at large includes: Kconfig's symbols (autoconf.h)
+# and the system calls' declarations (syscalls.h) and generic numbers, so
+# that each later commit builds with the final .config and headers and
+# finds in ccache what the normal kernel's build compiled: only the files
+# it changes compile.  Cold runs compiled every object again at one job
+# beside the debug guests for a first commit without CONFIG_SLEEPY (16
+# minutes), and about 1,100 for the commits before the system calls'
+# declarations (10 minutes).  The system calls are sys_ni_syscall
+# (ENOSYS) until the session commit defines them.
 commits=(
-"sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch|abi"
-"|"'|0003-sleepy-syscalls.patch|'
+"sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch 0003-sleepy-syscalls.patch|abi"
 "|"'|0004-x86-sleepy-syscalls.patch|'
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/linux/sleepy.h kernel/sleepy/sleepy.h kernel/sleepy/apps.c||apps"
@@ -86,6 +84,17 @@ tools: struct sleepy_attr for sleepy_start() (extensible by its size,
 as sched_setattr()'s), the ioctls of the session descriptor, and every
 record type with its fields.  Records are multiples of 8 bytes behind a
 common header, so a reader skips the types it does not know.
+
+sleepy_start(struct sleepy_attr __user *attr, unsigned int flags) takes
+the attribute block and returns a file descriptor that owns the session;
+sleepy_stop(flags) ends the running session and flushes every CPU's
+buffer.  They are declared and numbered in the generic table here, and
+return ENOSYS (sys_ni_syscall) until the session patch defines them, and
+whenever sleepy is not built.  The numbers, 1000 and 1001, are out of
+the range upstream hands out in order (463 onwards; 6.13 took 463 and
+464 for setxattrat/getxattrat): a tool built against these headers gets
+ENOSYS, not another system call, on a kernel without sleepy.  They are
+to be replaced by the next free numbers if the series is merged.
 
 Kconfig declares CONFIG_SLEEPY (x86-64 for now: the system call numbers,
 the x86 system vectors' tracepoints and the compat stack walk) and its
@@ -243,7 +252,7 @@ refused with EPERM as perf_mmap() refuses.  kernel.sleepy_max_frequency
 bounds the rate as perf_event_max_sample_rate does; max_stack follows
 perf_event_max_stack, with perf's EOVERFLOW.
 
-The system calls were declared and numbered by patches 2 and 3; until
+The system calls were declared and numbered by patches 1 and 2; until
 this patch they returned ENOSYS."
 bodies[selftest_sched]="kselftest harness tests of what SLEEPY_FLAG_SCHED and SLEEPY_FLAG_IRQ
 record: switches and wakeups of a known sleeper, where a task blocked,
@@ -457,7 +466,7 @@ Design choices a reviewer will ask about:
   the only one who can stop it.  perf's per-event model lets many
   sessions coexist; lifting the limit needs per-session hook lists and is
   left for when someone needs it.
-- relay: patch 4 lets a channel live without files and orders relay's
+- relay: patch 3 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
