@@ -583,6 +583,34 @@ static int diff_main(int argc, char **argv)
 	return ret_a || ret_b ? SLEEPY_EXIT_ERROR : SLEEPY_EXIT_OK;
 }
 
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The warnings, one line per file, by file: the order the reports first
+ * looked the files up in is no order a reader can use.
+ */
+static void print_sorted_lines(char *text, FILE *out)
+{
+	char **lines = NULL, *line, *end;
+	size_t n = 0, i;
+
+	for (line = text; *line; line = end + 1) {
+		end = line + strcspn(line, "\n");
+		lines = sleepy_xrealloc(lines, (n + 1) * sizeof(*lines));
+		lines[n++] = line;
+		if (!*end)
+			break;
+		*end = '\0';
+	}
+	qsort(lines, n, sizeof(*lines), cmp_lines);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s\n", lines[i]);
+	free(lines);
+}
+
 int main(int argc, char **argv)
 {
 	struct parse_options opts = {};
@@ -647,7 +675,7 @@ int main(int argc, char **argv)
 	if (warnings) {
 		fflush(stdout);
 		fclose(warnings);
-		fputs(warned, stderr);
+		print_sorted_lines(warned, stderr);
 		free(warned);
 	}
 out:
