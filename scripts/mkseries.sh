@@ -42,18 +42,18 @@ git_() { git -C "$tree" -c gc.auto=0 -c user.name="$name" -c user.email="$email"
 # "subject|overlay paths|patch file|body".  A commit with a patch file and
 # no subject takes the patch's own message; one with a subject and a patch
 # file takes both changes under the subject.  The first fixes every
-# header the kernel at large includes: Kconfig's symbols (autoconf.h)
-# and the system calls' declarations (syscalls.h) and generic numbers, so
-# that each later commit builds with the final .config and headers and
-# finds in ccache what the normal kernel's build compiled: only the files
-# it changes compile.  Cold runs compiled every object again at one job
-# beside the debug guests for a first commit without CONFIG_SLEEPY (16
-# minutes), and about 1,100 for the commits before the system calls'
-# declarations (10 minutes).  The system calls are sys_ni_syscall
+# header the kernel at large includes: Kconfig's symbols (autoconf.h),
+# the system calls' declarations (syscalls.h) and numbers, generic and
+# x86's (the generated unistd headers), so that each later commit builds
+# with the final .config and headers and finds in ccache what the normal
+# kernel's build compiled: only the files it changes compile.  Cold runs
+# compiled every object again at one job beside the debug guests for a
+# first commit without CONFIG_SLEEPY (16 minutes), about 1,100 for one
+# without the declarations (10 minutes), and still most for one without
+# x86's numbers (8 minutes).  The system calls are sys_ni_syscall
 # (ENOSYS) until the session commit defines them.
 commits=(
-"sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch 0003-sleepy-syscalls.patch|abi"
-"|"'|0004-x86-sleepy-syscalls.patch|'
+"sleepy: the user-space ABI, and building kernel/sleepy|include/uapi/linux/sleepy.h kernel/sleepy/Kconfig|0002-sleepy-build.patch 0003-sleepy-syscalls.patch 0004-x86-sleepy-syscalls.patch|abi"
 "|"'|0001-relay-channels-without-files.patch|'
 "sleepy: add per-application appid tables|include/linux/sleepy.h kernel/sleepy/sleepy.h kernel/sleepy/apps.c||apps"
 "sleepy: KUnit tests of the appid tables|kernel/sleepy/apps_kunit.c||apps_kunit"
@@ -88,8 +88,10 @@ common header, so a reader skips the types it does not know.
 sleepy_start(struct sleepy_attr __user *attr, unsigned int flags) takes
 the attribute block and returns a file descriptor that owns the session;
 sleepy_stop(flags) ends the running session and flushes every CPU's
-buffer.  They are declared and numbered in the generic table here, and
-return ENOSYS (sys_ni_syscall) until the session patch defines them, and
+buffer.  They are declared and numbered here, in the generic table and
+in x86's (the structures they take have no pointers and the same layout
+on 32 and 64 bits, so no compat entry points are needed), and return
+ENOSYS (sys_ni_syscall) until the session patch defines them, and
 whenever sleepy is not built.  The numbers, 1000 and 1001, are out of
 the range upstream hands out in order (463 onwards; 6.13 took 463 and
 464 for setxattrat/getxattrat): a tool built against these headers gets
@@ -252,8 +254,8 @@ refused with EPERM as perf_mmap() refuses.  kernel.sleepy_max_frequency
 bounds the rate as perf_event_max_sample_rate does; max_stack follows
 perf_event_max_stack, with perf's EOVERFLOW.
 
-The system calls were declared and numbered by patches 1 and 2; until
-this patch they returned ENOSYS."
+The system calls were declared and numbered by the first patch; until
+this one they returned ENOSYS."
 bodies[selftest_sched]="kselftest harness tests of what SLEEPY_FLAG_SCHED and SLEEPY_FLAG_IRQ
 record: switches and wakeups of a known sleeper, where a task blocked,
 the interrupt histograms against /proc/interrupts at the stop and at a
@@ -466,7 +468,7 @@ Design choices a reviewer will ask about:
   the only one who can stop it.  perf's per-event model lets many
   sessions coexist; lifting the limit needs per-session hook lists and is
   left for when someone needs it.
-- relay: patch 3 lets a channel live without files and orders relay's
+- relay: patch 2 lets a channel live without files and orders relay's
   reader after the writer on weakly ordered CPUs.
 
 The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
