@@ -38,7 +38,7 @@ IMAGE ?=
 IMAGE_VARIANT ?= full
 IMG := $(B)/image/$(IMAGE_VARIANT)
 
-.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench deb deb-debian image test-image test-grub clean FORCE
+.PHONY: deps tree kernel kernel-debug kernel-bench headers userland initramfs run shell test series fuzz bench bench-peers deb deb-debian image test-image test-grub clean FORCE
 
 deps:
 	@bash scripts/deps.sh
@@ -127,6 +127,11 @@ FUZZ_JOBS ?= 1
 # Not a test: measurements with perf in the guest, under QEMU -icount.
 bench: kernel-bench userland
 	@bash bench/run.sh
+
+# sleepy beside perf, bpftrace and BCC on Debian's configuration, in the
+# full image (bench/peers.sh): not a test.
+bench-peers: deb-debian userland
+	@bash bench/peers.sh
 
 fuzz: headers
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_JOBS)

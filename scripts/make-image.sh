@@ -61,11 +61,19 @@ debian) debdir=out/deb-debian name=$variant-debian ;;
 esac
 root=$dir/root-$name
 install_packages() {	# make deb's packages, by apt in a chroot
-	debs=$(ls "$top"/$debdir/linux-image-*.deb "$top"/$debdir/sleepy-tools_*.deb 2>/dev/null || true)
-	if [ "$(echo "$debs" | grep -c .)" != 2 ]; then
-		echo "make image: $debdir/ needs one linux-image and one sleepy-tools package (make deb${IMAGE_KERNEL:+-$IMAGE_KERNEL})" >&2
-		exit 1
-	fi
+	# The full image's BCC compiles its programs against the running
+	# kernel's headers, as a user's does once linux-headers is installed.
+	local patterns="linux-image-*.deb sleepy-tools_*.deb" pattern found
+	[ "$variant" = full ] && patterns="$patterns linux-headers-*.deb"
+	debs=
+	for pattern in $patterns; do
+		found=$(ls "$top"/$debdir/$pattern 2>/dev/null || true)
+		if [ "$(echo "$found" | grep -c .)" != 1 ]; then
+			echo "make image: $debdir/ needs one $pattern (make deb${IMAGE_KERNEL:+-$IMAGE_KERNEL})" >&2
+			exit 1
+		fi
+		debs="$debs $found"
+	done
 
 	mounts=
 	cleanup() { for m in $mounts; do umount -l "$m" 2>/dev/null || true; done; }

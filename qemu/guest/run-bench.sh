@@ -32,8 +32,9 @@ repetitions=$reps
 : > $raw
 # perf must not lower its own rate under emulation: the comparison is at
 # the frequency asked for.
-echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+# The rate first: with throttling off the kernel refuses to change it.
 echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
+echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 mkfifo /tmp/perf.ctl /tmp/perf.ack
 
 say() { echo "bench: $*"; }
