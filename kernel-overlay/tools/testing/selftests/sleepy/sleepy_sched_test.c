@@ -103,11 +103,11 @@ TEST_F(sleepy, sched_switches_and_wakeups)
 		/*
 		 * The child's last switch (reason exiting) comes after
 		 * exit_notify() let waitpid() return: on its own CPU, which
-		 * an emulator may not run for a while (100 ms were once too
-		 * few for the i386 build).  Idle this CPU so the other one
-		 * runs before the stop turns the probes off.
+		 * an emulator may not run for a while (1 s was once too few,
+		 * i386, beside a cold build).  Idle this CPU so the other
+		 * one runs before the stop turns the probes off.
 		 */
-		usleep(1000 * 1000);
+		usleep(4000 * 1000);
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
 		count_sched(&s, child, &c);
