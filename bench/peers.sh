@@ -38,6 +38,6 @@ QEMU_EXTRA="-icount shift=1,sleep=off" QEMU_IMAGE=build/image/full-debian.img QE
 	"$out/console.log" 5400 "$extra" > /dev/null ||
 	{ echo "bench-peers: the guest failed (see $out/console.log)"; exit 1; }
 echo "bench-peers: the guest ran $(( $(date +%s) - t0 )) s"
-grep -q '^peers: done' "$out/console.log" ||
+grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$out/console.log" ||
 	{ echo "bench-peers: the guest did not finish its runs (see $out/console.log)"; exit 1; }
 report
