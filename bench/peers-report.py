@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench-peers' table: sleepy beside perf, bpftrace and BCC.
 
-Reads the guest's raw lines (tests/image/run-peers.sh), prints a
-markdown table and writes the results as JSON, stamped with the commit,
-the kernel and its configuration.  Per configuration and repetition:
+Reads the guest's raw lines (tests/image/run-peers.sh), writes a
+markdown table (printed too) and the results as JSON, both stamped
+(bench/stamp.py) and naming the kernel.  Per configuration and repetition:
 what the tool added to the loop's time (guest ns, against the run
 without a profiler of the same repetition) divided by the loop's samples
 the tool counted.  Every cell is "median (min-max)" over the
@@ -14,14 +14,15 @@ configuration that lost samples in any run gets no cost at all:
 dividing by fewer samples would flatter it.  The JSON keeps every run's
 figures and, as each configuration's own numbers, the table's cells.
 
-    bench/peers-report.py RAW JSON --commit C --kernel K --config FILE
+    bench/peers-report.py RAW JSON MD --stamp JSON --kernel K --config FILE
 """
 import argparse
-import hashlib
 import json
 import re
 import statistics
 import sys
+
+from stamp import stamp_line
 
 # What each configuration is, in the table's order.
 TOOLS = {
@@ -62,10 +63,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("raw")
     parser.add_argument("json")
-    parser.add_argument("--commit", required=True)
+    parser.add_argument("md")
+    parser.add_argument("--stamp", required=True)
     parser.add_argument("--kernel", required=True)
     parser.add_argument("--config", required=True)
     args = parser.parse_args()
+    stamp = json.loads(args.stamp)
 
     runs, fixed = {}, {}
     with open(args.raw) as f:
@@ -87,9 +90,8 @@ def main():
     none = runs["none"]
     none_fixed = statistics.median(fixed.get("none", [0]))
     results = {
-        "commit": args.commit,
+        "stamp": stamp,
         "kernel": args.kernel,
-        "kernel_config_sha256": hashlib.sha256(config_text).hexdigest(),
         "kernel_hz": int(hz.group(1)) if hz else None,
         "none_elapsed_ns": [none[r]["elapsed_ns"] for r in sorted(none)],
         "configs": {},
@@ -149,13 +151,16 @@ def main():
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
-    print("Kernel %s (CONFIG_HZ=%s), commit %s; median (min-max) of %d runs"
-          % (args.kernel, results["kernel_hz"], args.commit, len(none)))
-    print()
-    print("| configuration | loop's samples | µs per sample | bytes per sample"
-          " | ready (ms) | stop (ms) | start+stop around nothing (ms) |")
-    print("|---|---|---|---|---|---|---|")
-    print("\n".join(rows))
+    page = [stamp_line(stamp),
+            "Kernel %s (CONFIG_HZ=%s); median (min-max) of %d runs"
+            % (args.kernel, results["kernel_hz"], len(none)), "",
+            "<!-- table: peers -->",
+            "| configuration | loop's samples | µs per sample | bytes per sample"
+            " | ready (ms) | stop (ms) | start+stop around nothing (ms) |",
+            "|---|---|---|---|---|---|---|"] + rows
+    with open(args.md, "w") as f:
+        f.write("\n".join(page) + "\n")
+    print("\n".join(page))
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@
 Reads what qemu/guest/run-bench.sh wrote (raw.tsv, the per-function
 reports of sleepy-parse and perf report) and callgrind_annotate's output
 of the same workloads on the host; writes bench/results/{overhead,
-accuracy,drain}.json, bench/results/summary.md (the tables printed here)
-and bench/results/overhead.{svg,png}.  Medians over the repetitions.
+accuracy,drain}.json, bench/results/summary.md (the tables printed here,
+each after a comment naming it) and bench/results/overhead.{svg,png}.
+Medians over the repetitions.  Every file is stamped (bench/stamp.py).
 """
 import argparse
 import json
@@ -15,6 +16,8 @@ import re
 import statistics
 import subprocess
 import sys
+
+from stamp import stamp_line
 
 CONFIGS = ["none", "sleepy-tick", "sleepy-1000", "sleepy-10000",
            "perf-1000", "perf-10000", "perf-tuned-10000",
@@ -259,15 +262,24 @@ def tcg_accuracy(raw_tcg, raw, binaries, workload="btree"):
                 functions=rows)
 
 
-def fmt_table(header, rows):
+def write_result(results, name, stamp, data):
+    """One JSON file of bench/results, stamped with what made it."""
+    with open(os.path.join(results, name), "w") as f:
+        json.dump(dict(stamp=stamp, **data), f, indent=1)
+
+
+def fmt_table(table_id, header, rows):
+    """A markdown table, after a comment naming it: docs/performance.md
+    ties its tables and figures to tables of summary.md by that name."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda cells: "| " + " | ".join(str(c).rjust(w) for c, w in zip(cells, widths)) + " |"
-    out = [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out = [f"<!-- table: {table_id} -->", line(header),
+           "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
     out += [line(r) for r in rows]
     return "\n".join(out)
 
 
-def overhead_pivot(table):
+def overhead_pivot(table_id, table):
     """Overhead % and cost per sample, one row per workload, one column
     per configuration: the table the README shows."""
     configs = [c for c in CONFIGS[1:] if any(r["config"] == c for r in table)]
@@ -277,7 +289,7 @@ def overhead_pivot(table):
         rows.append([w] + [f"{cells[c]['overhead_pct']:+.2f} ({cells[c]['cost_per_sample_us']:.1f})"
                            if c in cells and cells[c]["cost_per_sample_us"] is not None else "-"
                            for c in configs])
-    return fmt_table(["workload"] + configs, rows)
+    return fmt_table(table_id, ["workload"] + configs, rows)
 
 
 def parse_speed_table(speed):
@@ -294,7 +306,7 @@ def parse_speed_table(speed):
         rows.append([size, r["tool"], f"{r['samples']}",
                      f"{r['cpu_s']:.2f}", f"{r['samples_per_s_cpu'] / 1e6:.2f}",
                      f"{r['peak_rss_kib'] / 1024:.0f}", ratio])
-    return fmt_table(["recording", "tool", "samples", "CPU s", "M samples/s",
+    return fmt_table("parse-speed", ["recording", "tool", "samples", "CPU s", "M samples/s",
                       "peak RSS MiB", "same work compared"], rows)
 
 
@@ -393,7 +405,10 @@ def main():
                     help="the benchmark binaries callgrind and the guest ran")
     ap.add_argument("--raw-tcg",
                     help="the plain-TCG boot's accuracy runs (out/bench-parse/tcg-accuracy)")
+    ap.add_argument("--stamp", required=True,
+                    help="bench/stamp.py's JSON, taken when the run began")
     args = ap.parse_args()
+    stamp = json.loads(args.stamp)
     raw_path = os.path.join(args.raw, "raw.tsv")
     if not os.path.exists(raw_path):
         sys.exit(f"report.py: no {raw_path}; run make bench first")
@@ -407,6 +422,7 @@ def main():
                  f"{1e9 / ns_per_instruction:.0e} instructions summed over both vCPUs")
     else:
         guest = "QEMU with KVM (-cpu host): real time on the host's CPU, not emulated"
+    md.append(stamp_line(stamp))
     md.append(f"Guest time: {guest}.")
     cal = raw["calibration"]
     if "one" in cal and "two" in cal:
@@ -419,7 +435,7 @@ def main():
         md.append("\n### Overhead (guest time, median of %d repetitions; overhead and "
                   "cost per sample against the no-profiler run of the same repetition)\n"
                   % table[0]["repetitions"])
-        md.append(fmt_table(
+        md.append(fmt_table("overhead",
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
              "on workload CPU", "cost/sample µs", "µs/sample on workload CPU",
              "instr/sample", "bytes/sample", "dropped", "overhead spread pp"],
@@ -441,13 +457,12 @@ def main():
                                 f"{statistics.median(cps):.2f}" if cps else "-",
                                 sum(r["dropped"] for r in rs)])
         md.append("\n### Overhead % (cost per sample µs) by workload\n")
-        md.append(overhead_pivot(table))
+        md.append(overhead_pivot("overhead-pivot", table))
         md.append("\n### Per configuration, over the workloads\n")
-        md.append(fmt_table(["configuration", "mean overhead %", "worst overhead %",
+        md.append(fmt_table("per-config", ["configuration", "mean overhead %", "worst overhead %",
                              "median cost/sample µs", "dropped"], summary))
-        with open(os.path.join(args.results, "overhead.json"), "w") as f:
-            json.dump(dict(guest=guest, calibration_ns=cal, runs=raw["overhead"],
-                           table=table), f, indent=1)
+        write_result(args.results, "overhead.json", stamp,
+                     dict(guest=guest, calibration_ns=cal, runs=raw["overhead"], table=table))
         plot(table, args.results)
 
     one_path = os.path.join(args.raw, "one-vcpu", "raw.tsv")
@@ -462,7 +477,7 @@ def main():
                       "is in the workload's time.  Record sizes: sleepy's sample 48 bytes, "
                       "perf's 56 (IP, TID, TIME, ID, CPU, PERIOD, as `perf report -D` shows "
                       "for `perf record -a -e cpu-clock -F N`).\n")
-            md.append(overhead_pivot(one))
+            md.append(overhead_pivot("one-vcpu-pivot", one))
             task = [r for r in one if "total_s" in r]
             if task:
                 md.append("\nPer task (`sleepy-record -F 10000 -- CMD`, `perf record -e "
@@ -471,7 +486,7 @@ def main():
                           "perf's build-id pass included), and the CPU time of the tool's "
                           "own processes (drainer; perf), which the workload's time "
                           "already pays for on one vCPU.\n")
-                md.append(fmt_table(
+                md.append(fmt_table("per-task",
                     ["workload", "configuration", "workload s", "overhead %", "samples",
                      "start to end s", "overhead start to end %", "tool CPU ms",
                      "tool CPU µs/sample"],
@@ -481,8 +496,8 @@ def main():
                       f"{r['tool_cpu_per_sample_us']:.2f}"
                       if r["tool_cpu_per_sample_us"] is not None else "-"]
                      for r in task]))
-            with open(os.path.join(args.results, "overhead-one-vcpu.json"), "w") as f:
-                json.dump(dict(guest=guest, table=one), f, indent=1)
+            write_result(args.results, "overhead-one-vcpu.json", stamp,
+                         dict(guest=guest, table=one))
 
     def event_cost_table(runs, configs, plain_of, spread=False):
         """Median elapsed and overhead over none, and the cost per event:
@@ -525,10 +540,9 @@ def main():
                   "the tracepoints sleepy's probes are on (sched_switch, sched_waking, "
                   "sched_wakeup_new); `perf sched record` its own set (with raw tracepoint "
                   "data, and sched_wakeup and sched_migrate_task besides).\n")
-        md.append(fmt_table(["configuration", "elapsed s", "overhead %", "records",
+        md.append(fmt_table("sched", ["configuration", "elapsed s", "overhead %", "records",
                              "cost/record µs", "dropped"], rows))
-        with open(os.path.join(args.results, "sched.json"), "w") as f:
-            json.dump(dict(guest=guest, runs=raw["sched"]), f, indent=1)
+        write_result(args.results, "sched.json", stamp, dict(guest=guest, runs=raw["sched"]))
 
     if raw["irq"]:
         reps, rows = event_cost_table(raw["irq"], ["none", "sleepy", "sleepy-irq",
@@ -541,11 +555,10 @@ def main():
                   "irq:softirq and irq_vectors:local_timer, the tracepoints BCC's hardirqs "
                   "and softirqs use, each interrupt two records; sleepy's probes are on "
                   "the same tracepoints, softirq_raise and x86's other timed vectors).\n")
-        md.append(fmt_table(["configuration", "elapsed s", "overhead %", "events",
+        md.append(fmt_table("irq-timer", ["configuration", "elapsed s", "overhead %", "events",
                              "cost/event µs", "dropped"], rows))
-        with open(os.path.join(args.results, "irq.json"), "w") as f:
-            json.dump(dict(guest=guest, runs=raw["irq"], virtio_runs=raw["irq-io"]),
-                      f, indent=1)
+        write_result(args.results, "irq.json", stamp,
+                     dict(guest=guest, runs=raw["irq"], virtio_runs=raw["irq-io"]))
 
     if raw["irq-io"]:
         reps, rows = event_cost_table(raw["irq-io"], ["none", "sleepy", "sleepy-irq",
@@ -555,7 +568,7 @@ def main():
         md.append("Events and cost per event as above.  The host completes the writes in "
                   "real time, so this workload does not repeat under -icount: the cost per "
                   "event is given with its range over the repetitions.\n")
-        md.append(fmt_table(["configuration", "elapsed s", "overhead %", "events",
+        md.append(fmt_table("irq-virtio", ["configuration", "elapsed s", "overhead %", "events",
                              "cost/event µs", "range µs", "dropped"], rows))
 
     if raw["busy"]:
@@ -568,15 +581,17 @@ def main():
                   "the instructions both vCPUs executed, whichever way QEMU shares them out: "
                   "times are about twice those above, and the extra time over all samples is "
                   "the cost per sample on a busy CPU.\n")
-        md.append(fmt_table(
+        md.append(fmt_table("busy",
             ["workload", "configuration", "elapsed s", "overhead %", "samples (both CPUs)",
              "µs/sample", "dropped"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
               f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
               f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
               r["dropped"]] for r in busy_table]))
-        with open(os.path.join(args.results, "overhead-busy.json"), "w") as f:
-            json.dump(dict(guest=guest, table=busy_table, runs=raw["busy"]), f, indent=1)
+        md.append("\nOverhead % (cost per sample µs), both vCPUs busy:\n")
+        md.append(overhead_pivot("busy-pivot", busy_table))
+        write_result(args.results, "overhead-busy.json", stamp,
+                     dict(guest=guest, table=busy_table, runs=raw["busy"]))
 
     if raw["callgraph"]:
         cg_table = overhead_table(raw["callgraph"], ns_per_instruction,
@@ -591,7 +606,7 @@ def main():
                   "workload's CPU (perf samples the idle one too).  Bytes per "
                   "sample: the recording's size (sleepy's file, perf.data with its "
                   "side-band records) over its samples.\n")
-        md.append(fmt_table(
+        md.append(fmt_table("callgraph",
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
              "on workload CPU", "cost/sample µs", "µs/sample on workload CPU",
              "bytes/sample", "dropped"],
@@ -601,8 +616,8 @@ def main():
               f"{r['cost_per_cpu_sample_us']:.2f}" if r["cost_per_cpu_sample_us"] is not None else "-",
               f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
               r["dropped"]] for r in cg_table]))
-        with open(os.path.join(args.results, "callgraph.json"), "w") as f:
-            json.dump(dict(guest=guest, table=cg_table, runs=raw["callgraph"]), f, indent=1)
+        write_result(args.results, "callgraph.json", stamp,
+                     dict(guest=guest, table=cg_table, runs=raw["callgraph"]))
 
     acc = accuracy(args.raw, args.binaries)
     if acc:
@@ -615,9 +630,8 @@ def main():
                                  f"{r['sleepy_pct']:.2f}", f"{r['perf_pct']:.2f}"])
             rows.append([a["workload"], "**largest difference (pp)**", "",
                          f"{a['sleepy_max_diff_pp']:.2f}", f"{a['perf_max_diff_pp']:.2f}"])
-        md.append(fmt_table(["workload", "function", "callgrind %", "sleepy %", "perf %"], rows))
-        with open(os.path.join(args.results, "accuracy.json"), "w") as f:
-            json.dump(acc, f, indent=1)
+        md.append(fmt_table("accuracy", ["workload", "function", "callgrind %", "sleepy %", "perf %"], rows))
+        write_result(args.results, "accuracy.json", stamp, dict(workloads=acc))
     tcg = tcg_accuracy(args.raw_tcg, args.raw, args.binaries)
     if tcg:
         md.append("\n### Accuracy without -icount: %s under each tool at 10 kHz, per task, "
@@ -626,7 +640,7 @@ def main():
         md.append("Under plain TCG instructions do not all take the same time, so time "
                   "shares may differ from callgrind's instruction shares; the two tools "
                   "sample the same emulated time and should agree with each other.\n")
-        md.append(fmt_table(
+        md.append(fmt_table("accuracy-tcg",
             ["function", "callgrind %", "sleepy %", "sleepy range", "perf %", "perf range"],
             [[r["function"], f"{r['callgrind_pct']:.2f}", f"{r['sleepy_pct']:.2f}",
               f"{r['sleepy_min_pct']:.2f}-{r['sleepy_max_pct']:.2f}", f"{r['perf_pct']:.2f}",
@@ -636,8 +650,7 @@ def main():
         md.append(f"\nLargest differences: sleepy vs perf {tcg['sleepy_vs_perf_max_pp']:.2f} pp, "
                   f"sleepy vs callgrind {tcg['sleepy_vs_callgrind_max_pp']:.2f} pp, "
                   f"perf vs callgrind {tcg['perf_vs_callgrind_max_pp']:.2f} pp.")
-        with open(os.path.join(args.results, "accuracy-tcg.json"), "w") as f:
-            json.dump(tcg, f, indent=1)
+        write_result(args.results, "accuracy-tcg.json", stamp, tcg)
 
     drain = None
     if raw["drain"] or raw["stalled"]:
@@ -651,7 +664,7 @@ def main():
         md.append("\n### Drain capacity: both vCPUs busy, default buffer\n")
         md.append("Grid points: frequency x seconds x 2 CPUs; a missed period is one the "
                   "CPU could not take (the sample before it ran late or long), counted.\n")
-        md.append(fmt_table(["frequency Hz", "seconds", "samples", "dropped", "periods missed",
+        md.append(fmt_table("drain", ["frequency Hz", "seconds", "samples", "dropped", "periods missed",
                              "samples % of grid points"],
                             [[d["frequency"], d["seconds"], d["samples"], d["dropped"],
                               "-" if d["missed"] is None else d["missed"],
@@ -662,7 +675,7 @@ def main():
                   (f"{best} Hz." if best else "none (every session missed periods)."))
         if raw["stalled"]:
             md.append("\n### Drainer stopped (SIGSTOP) for 5 s at 10 kHz, both vCPUs busy\n")
-            md.append(fmt_table(["buffer per CPU", "samples kept", "dropped", "dropped %"],
+            md.append(fmt_table("drain-stopped", ["buffer per CPU", "samples kept", "dropped", "dropped %"],
                                 [[s["buffer_size"], s["samples"], s["dropped"],
                                   f"{100.0 * s['dropped'] / max(1, s['samples'] + s['dropped']):.1f}"]
                                  for s in raw["stalled"]]))
@@ -670,8 +683,7 @@ def main():
             md.append(f"\nKernel memory (sleepy-stop): {raw['memory']['buffer_bytes_per_cpu']} "
                       f"buffer bytes per CPU (last stalled run), "
                       f"{raw['memory']['table_bytes_per_appid']} table bytes per live appid.")
-        with open(os.path.join(args.results, "drain.json"), "w") as f:
-            json.dump(drain, f, indent=1)
+        write_result(args.results, "drain.json", stamp, drain)
 
     speed = None
     speed_path = os.path.join(args.results, "parse-speed.json")

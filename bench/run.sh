@@ -45,6 +45,8 @@ if [ "${1-}" != --report ]; then
 	mkdir -p "$cache"
 	rm -rf "$raw" "$top/out/bench-parse"
 	mkdir -p "$raw"
+	# What made these results, taken now: the tree may change meanwhile.
+	python3 bench/stamp.py build/kernel-bench/.config > "$raw/stamp.json"
 	# perf, and the PIE programs of the parse-speed recordings' workload.
 	GUEST_HOST_PROGRAMS="/usr/bin/perf /usr/bin/xz /usr/bin/gzip /usr/bin/sort /usr/bin/md5sum" \
 		bash qemu/mkinitramfs.sh build/initramfs-bench.cpio.gz
@@ -100,8 +102,9 @@ if [ "${1-}" != --report ]; then
 	QEMU_EXTRA="${accel:+-cpu host}" bench_boot "recording guest" bench-parse-console.log 1800 \
 		"sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse"
 
-	GUEST_RECORDINGS=$top/out/bench-parse/parse bash bench/parse-speed.sh
+	BENCH_STAMP=$(cat "$raw/stamp.json") GUEST_RECORDINGS=$top/out/bench-parse/parse \
+		bash bench/parse-speed.sh
 fi
 /usr/bin/python3 bench/report.py --raw "$raw" --raw-tcg "$top/out/bench-parse/tcg-accuracy" \
-	--results bench/results --icount-shift $shift_ \
+	--results bench/results --icount-shift $shift_ --stamp "$(cat "$raw/stamp.json")" \
 	--binaries build/userland/bench
