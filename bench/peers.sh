@@ -6,17 +6,18 @@
 # image that holds them, in one boot under QEMU -icount shift=1,sleep=off
 # (guest time is instructions, 2 ns each, whatever the host does).  The
 # guest side is tests/image/run-peers.sh; bench/peers-report.py turns its
-# raw lines into a table and bench/results/peers.json.
+# raw lines into bench/results/peers.md and peers.json.
 #
 #   make bench-peers [BENCH_REPS=5] [BENCH_RATE=997] [BENCH_CONFIGS=a,b]
+#                    [BENCH_PARTS=sample,sched,irq] [BENCH_BCC_REPS=N]
 #   bash bench/peers.sh --report     # the table again from the last run
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 out=out/bench-peers
 report() {
-	python3 bench/peers-report.py "$out/raw.tsv" bench/results/peers.json \
-		--commit "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo -dirty)" \
+	python3 bench/peers-report.py "$out/raw.tsv" bench/results/peers.json bench/results/peers.md \
+		--stamp "$(cat "$out/stamp.json")" \
 		--kernel "$(cat "$out/kernel" 2>/dev/null || echo unknown)" \
 		--config build/kernel-debian/.config
 }
@@ -27,15 +28,19 @@ fi
 IMAGE_KERNEL=debian bash scripts/make-image.sh full
 rm -rf "$out"
 mkdir -p "$out/sleepy/bin" "$out/sleepy/bench"
+# What made these results, taken now: the tree may change meanwhile.
+python3 bench/stamp.py build/kernel-debian/.config > "$out/stamp.json"
 cp build/userland/sleepy-start build/userland/sleepy-stop build/userland/sleepy-record \
-	build/userland/sleepy-parse "$out/sleepy/bin/"
+	build/userland/sleepy-parse build/userland/sleepy_sched_load "$out/sleepy/bin/"
 cp build/userland/bench/loop build/userland/bench/elapsed "$out/sleepy/bench/"
 extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-997}"
 [ -n "${BENCH_CONFIGS:-}" ] && extra="$extra sleepy.configs=$BENCH_CONFIGS"
+[ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
+[ -n "${BENCH_BCC_REPS:-}" ] && extra="$extra sleepy.bcc_reps=$BENCH_BCC_REPS"
 t0=$(date +%s)
 QEMU_EXTRA="-icount shift=1,sleep=off" QEMU_IMAGE=build/image/full-debian.img QEMU_MEM=2048 \
 	bash qemu/boot.sh build/image/full-debian.vmlinuz build/image/full-debian.initrd peers \
-	"$out/console.log" 5400 "$extra" > /dev/null ||
+	"$out/console.log" 10800 "$extra" > /dev/null ||
 	{ echo "bench-peers: the guest failed (see $out/console.log)"; exit 1; }
 echo "bench-peers: the guest ran $(( $(date +%s) - t0 )) s"
 grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$out/console.log" ||

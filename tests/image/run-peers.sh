@@ -2,31 +2,46 @@
 # make bench-peers, in the full image on the kernel of make deb-debian
 # (sleepy.mode=peers), booted under QEMU -icount (guest time is
 # instructions): sleepy beside the tools users pick today on the same
-# kernel (perf, bpftrace, BCC), sampling every CPU at one rate while both
-# CPUs run the same CPU-bound loop, so that every tool samples busy CPUs
-# and none gains from idle ones.  Each configuration runs REPS times, in
-# alternating order; a raw line per run goes to out/bench-peers/raw.tsv:
-#   run CONFIG REP ELAPSED_NS SAMPLES LOST BYTES READY_NS STOP_NS
-# (SAMPLES: the loop's, counted by the tool itself; BYTES: what the tool
-# wrote while sampling; READY_NS: from the tool's launch until it
-# samples; STOP_NS: from its stop signal until it has exited), and per tool
-#   fixed CONFIG REP TOTAL_NS
-# its whole run around a command that does nothing (start, stop, and for
-# the BPF tools compiling and loading their programs).
+# kernel (perf, bpftrace, BCC).  Three parts (sleepy.parts=), each
+# configuration REPS times in alternating order, one raw line per run in
+# out/bench-peers/raw.tsv:
+# - sample: every tool samples every CPU at one rate while both CPUs run
+#   the same CPU-bound loop, so that none gains from an idle CPU:
+#     run CONFIG REP ELAPSED_NS SAMPLES LOST BYTES READY_NS STOP_NS
+#   (SAMPLES: the loop's, counted by the tool itself; BYTES: what the
+#   tool wrote while sampling; READY_NS: from the tool's launch until it
+#   samples; STOP_NS: from its stop signal until it has exited), and per
+#   tool its whole run around a command that does nothing (start, stop,
+#   and for the BPF tools compiling and loading their programs):
+#     fixed CONFIG REP TOTAL_NS
+# - sched: a context-switch storm (pingpong, two threads waking each other
+#   on CPU 1) under sleepy --sched, perf's switch events and BCC's
+#   offcputime, runqlat and offwaketime;
+# - irq: a timer interrupt storm (ticker: 50 us sleeps on CPU 1, a niced
+#   spinner beside it so that the CPU is never idle) under sleepy --irq and
+#   BCC's hardirqs -d and softirqs -d:
+#     event PART CONFIG REP ELAPSED_NS EVENTS LOST BYTES READY_NS STOP_NS
+#   (EVENTS: the switches and wakeups, or interrupts and softirqs, sleepy
+#   recorded; the BPF tools see the same tracepoints but do not count).
+# Every tool gets the same buffer per CPU (4 MiB) where it has one.
 # Options on the kernel command line: sleepy.reps=N, sleepy.rate=HZ,
-# sleepy.configs=a,b,...
+# sleepy.configs=a,b,... (sample part), sleepy.parts=sample,sched,irq,
+# sleepy.bcc_reps=N (BCC compiles its programs for minutes under TCG).
 export PATH=/sleepy/bin:/sleepy/bench:/usr/sbin:/usr/bin:/sbin:/bin
 ln -sfn /mnt/out/bench-peers/sleepy /sleepy
 cd /tmp
-reps=5 rate=997
+reps=5 rate=997 parts="sample sched irq" bcc_reps=
 configs="none sleepy sleepy-g perf perf-g bpftrace-count bpftrace-ustack bpftrace-records bcc-profile"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
 	sleepy.rate=*) rate=${arg#*=} ;;
 	sleepy.configs=*) configs=$(echo "${arg#*=}" | tr , ' ') ;;
+	sleepy.parts=*) parts=$(echo "${arg#*=}" | tr , ' ') ;;
+	sleepy.bcc_reps=*) bcc_reps=${arg#*=} ;;
 	esac
 done
+bcc_reps=${bcc_reps:-$reps}
 out=/mnt/out/bench-peers
 raw=$out/raw.tsv
 mkdir -p $out
@@ -37,25 +52,27 @@ echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
 echo 100000 > /proc/sys/kernel/perf_event_max_sample_rate
 echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 mkfifo /tmp/perf.ctl /tmp/perf.ack
+buffer=4M
+export BPFTRACE_PERF_RB_PAGES=1024
 workload="-e loop 120000000"
 say() { echo "peers: $*"; }
 now_ns() { date +%s%N; }
-# wait_for FILE PATTERN: until a line of FILE matches (at most 600 s).
+# wait_for FILE PATTERN: until a line of FILE matches (at most 1200 s).
 wait_for() {
 	local i
-	for ((i = 0; i < 6000; i++)); do
+	for ((i = 0; i < 12000; i++)); do
 		grep -q "$2" "$1" 2> /dev/null && return 0
 		sleep 0.1
 	done
-	say "no '$2' in $1 after 600 s"; return 1
+	say "no '$2' in $1 after 1200 s"; return 1
 }
 wait_for_file() {
 	local i
-	for ((i = 0; i < 6000; i++)); do
+	for ((i = 0; i < 12000; i++)); do
 		[ -e "$1" ] && return 0
 		sleep 0.1
 	done
-	say "no $1 after 600 s"; return 1
+	say "no $1 after 1200 s"; return 1
 }
 # stop PID: SIGINT, then wait; sets stop_ns.
 stop() {
@@ -66,21 +83,47 @@ stop() {
 	stop_ns=$(( $(now_ns) - t0 ))
 }
 elapsed_ns() { sed -n 's/^elapsed_ns //p' /tmp/t | tail -n1; }
+is_bcc() { case $1 in bcc-*) true ;; *) false ;; esac; }
 # BEGIN runs once every probe is attached; stdout stays fully buffered.
 bpftrace_ready='BEGIN { system("touch /tmp/bpftrace.ready"); }'
 
+# perf_record ARGS...: perf record in the background, sampling once it
+# has set up and acknowledged; sets pid and ready_ns (from t0).
+perf_record() {
+	perf record -m $buffer -D -1 --control fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		-o /tmp/p.data "$@" 2> /tmp/tool.err &
+	pid=$!
+	echo enable > /tmp/perf.ctl
+	read -r _ < /tmp/perf.ack
+	ready_ns=$(( $(now_ns) - t0 ))
+}
+# perf_lost: the records perf lost in /tmp/p.data.
+perf_lost() {
+	perf report --stats -i /tmp/p.data 2> /dev/null |
+		awk '/LOST_SAMPLES events:|^ *LOST events:/ { n += $3 } END { print n + 0 }'
+}
+# bcc PATTERN TOOL ARGS...: a BCC tool in the background until its
+# output matches PATTERN (it has attached); sets pid and ready_ns (from t0).
+bcc() {
+	local pattern=$1
+	shift
+	PYTHONUNBUFFERED=1 "$@" > /tmp/tool.out 2> /tmp/tool.err &
+	pid=$!
+	wait_for /tmp/tool.out "$pattern"
+	ready_ns=$(( $(now_ns) - t0 ))
+}
+
 # run_one CONFIG REP: the loop on both CPUs under CONFIG, one raw line.
 run_one() {
-	local config=$1 rep=$2 pid
+	local config=$1 rep=$2 pid t0
 	samples=0 lost=0 bytes=0 ready_ns=0 stop_ns=0
 	rm -f /tmp/t /tmp/tool.out /tmp/tool.err /tmp/r.data /tmp/p.data
-	local t0
 	t0=$(now_ns)
 	case $config in
 	none)
 		elapsed $workload > /dev/null 2> /tmp/t ;;
 	sleepy|sleepy-g)
-		sleepy-start -F $rate $([ $config = sleepy-g ] && echo -g) -o /tmp/r.data > /dev/null ||
+		sleepy-start -F $rate -b $buffer $([ $config = sleepy-g ] && echo -g) -o /tmp/r.data > /dev/null ||
 			say "sleepy-start failed"
 		ready_ns=$(( $(now_ns) - t0 ))
 		elapsed $workload > /dev/null 2> /tmp/t
@@ -92,17 +135,10 @@ run_one() {
 		samples=$(sleepy-parse --sort app --format csv /tmp/r.data 2> /dev/null |
 			  awk -F, '$1 == "sorted" && $4 ~ /^loop#/ { n += $2 } END { print n + 0 }') ;;
 	perf|perf-g)
-		# Sampling starts (and is acknowledged) once perf has set up.
-		perf record -a -e cpu-clock -F $rate $([ $config = perf-g ] && echo -g) -D -1 \
-			--control fifo:/tmp/perf.ctl,/tmp/perf.ack -o /tmp/p.data 2> /tmp/tool.err &
-		pid=$!
-		echo enable > /tmp/perf.ctl
-		read -r _ < /tmp/perf.ack
-		ready_ns=$(( $(now_ns) - t0 ))
+		perf_record -a -e cpu-clock -F $rate $([ $config = perf-g ] && echo -g)
 		elapsed $workload > /dev/null 2> /tmp/t
 		stop $pid
-		lost=$(perf report --stats -i /tmp/p.data 2> /dev/null |
-			awk '/LOST_SAMPLES events:/ { n += $3 } END { print n + 0 }')
+		lost=$(perf_lost)
 		bytes=$(wc -c < /tmp/p.data)
 		samples=$(perf report -i /tmp/p.data --stdio -q -n --no-children -g none --sort comm 2> /dev/null |
 			  awk '$3 == "loop" { n += $2 } END { print n + 0 }') ;;
@@ -135,11 +171,7 @@ run_one() {
 			samples=$(awk '$3 == "loop"' /tmp/tool.out | wc -l) ;;
 		esac ;;
 	bcc-profile)
-		# Unbuffered: its "Sampling at" line says it has attached.
-		PYTHONUNBUFFERED=1 profile-bpfcc -F $rate > /tmp/tool.out 2> /tmp/tool.err &
-		pid=$!
-		wait_for /tmp/tool.out '^Sampling at'
-		ready_ns=$(( $(now_ns) - t0 ))
+		bcc '^Sampling at' profile-bpfcc -F $rate
 		elapsed $workload > /dev/null 2> /tmp/t
 		stop $pid
 		samples=$(awk '/^ +- +loop \([0-9]+\)$/ { getline; n += $1 } END { print n + 0 }' /tmp/tool.out) ;;
@@ -159,40 +191,127 @@ fixed_one() {
 	case $config in
 	none) elapsed true 2> /tmp/t ;;
 	sleepy|sleepy-g)
-		elapsed sleepy-record -a -F $rate $([ $config = sleepy-g ] && echo -g) -o /tmp/r.data -- true \
+		elapsed sleepy-record -a -F $rate -b $buffer $([ $config = sleepy-g ] && echo -g) -o /tmp/r.data -- true \
 			> /dev/null 2> /tmp/t ;;
 	perf|perf-g)
-		elapsed perf record -a -e cpu-clock -F $rate $([ $config = perf-g ] && echo -g) -o /tmp/p.data -- true \
+		elapsed perf record -m $buffer -a -e cpu-clock -F $rate $([ $config = perf-g ] && echo -g) -o /tmp/p.data -- true \
 			> /dev/null 2> /tmp/t ;;
 	bpftrace-count) elapsed bpftrace -e "profile:hz:$rate { @[pid, comm] = count(); } BEGIN { exit(); }" > /dev/null 2> /tmp/t ;;
 	bpftrace-ustack) elapsed bpftrace -e "profile:hz:$rate { @[pid, comm, ustack] = count(); } BEGIN { exit(); }" > /dev/null 2> /tmp/t ;;
 	bpftrace-records) elapsed bpftrace -e "profile:hz:$rate { printf(\"%d %d %s %lx %d\\n\", pid, tid, comm, reg(\"ip\"), cpu); } BEGIN { exit(); }" > /dev/null 2> /tmp/t ;;
 	# Its shortest run: one second of sampling (taken off by the report).
-	# Once only: each run compiles its program for minutes under TCG.
-	bcc-profile)
-		[ "$rep" = 1 ] || return 0
-		elapsed profile-bpfcc -F $rate 1 > /dev/null 2> /tmp/t ;;
+	bcc-profile) elapsed profile-bpfcc -F $rate 1 > /dev/null 2> /tmp/t ;;
 	esac
 	e=$(elapsed_ns)
 	printf 'fixed\t%s\t%s\t%s\n' $config $rep ${e:-0} >> $raw
 	say "$config fixed rep $rep: ${e:-none} ns"
 }
 
-say "$(uname -r), rate $rate Hz, $reps repetitions: $configs"
+# irq_counts JSON: the interrupts and softirqs in a recording's histograms.
+irq_counts() {
+	sed -n '/^  "\(hardirqs\|softirqs\)": \[/,/^  \]/p' $1 |
+		sed -n 's/.*"count": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
+}
+json_field() { sed -n "s/^  \"$1\": \([0-9]*\).*/\1/p" /tmp/r.json | head -n1; }
+
+# event_one PART CONFIG REP: PART's workload on CPU 1 under CONFIG.
+event_one() {
+	local part=$1 config=$2 rep=$3 pid t0 spinner
+	events=0 lost=0 bytes=0 ready_ns=0 stop_ns=0
+	rm -f /tmp/t /tmp/tool.out /tmp/tool.err /tmp/r.data /tmp/p.data
+	t0=$(now_ns)
+	case $config in
+	sleepy*)
+		sleepy-start -F $rate -b $buffer $(echo ${config#sleepy} | sed 's/-/ --/g') -o /tmp/r.data > /dev/null ||
+			say "sleepy-start failed"
+		ready_ns=$(( $(now_ns) - t0 )) ;;
+	perf-switch)
+		# Every switch and wakeup a record; no sampling beside them.
+		perf_record -a --switch-events -e sched:sched_waking ;;
+	perf-offcpu) perf_record -a --off-cpu ;;
+	bcc-offcputime) bcc 'Hit Ctrl-C' offcputime-bpfcc ;;
+	bcc-runqlat) bcc 'Hit Ctrl-C' runqlat-bpfcc ;;
+	bcc-offwaketime) bcc 'Hit Ctrl-C' offwaketime-bpfcc ;;
+	bcc-hardirqs) bcc 'Hit Ctrl-C' hardirqs-bpfcc -d ;;
+	bcc-softirqs) bcc 'Hit Ctrl-C' softirqs-bpfcc -d ;;
+	esac
+	if [ $part = sched ]; then
+		elapsed -c 1 /tmp/bin/pingpong 20000 2> /tmp/t
+	else
+		taskset -c 1 nice -n 19 loop 1000000000000 > /dev/null &
+		spinner=$!
+		elapsed -c 1 /tmp/bin/ticker 20000 50 2> /tmp/t
+		kill $spinner
+		wait $spinner 2> /dev/null
+	fi
+	case $config in
+	sleepy*)
+		t0=$(now_ns)
+		sleepy-stop > /tmp/tool.out
+		stop_ns=$(( $(now_ns) - t0 ))
+		sleepy-parse --format json /tmp/r.data > /tmp/r.json
+		if [ $part = sched ]; then
+			events=$(( $(json_field switches) + $(json_field wakeups) ))
+		else
+			events=$(irq_counts /tmp/r.json)
+		fi
+		lost=$(json_field dropped)
+		bytes=$(wc -c < /tmp/r.data) ;;
+	perf-*)
+		stop $pid
+		lost=$(perf_lost)
+		bytes=$(wc -c < /tmp/p.data) ;;
+	bcc-*)
+		stop $pid
+		grep -iq 'lost\|error' /tmp/tool.err && say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1)" ;;
+	esac
+	local e
+	e=$(elapsed_ns)
+	[ -n "$e" ] || { say "$config: the workload did not run"; e=0; }
+	printf 'event\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $part $config $rep $e ${events:-0} \
+		${lost:-0} ${bytes:-0} $ready_ns $stop_ns >> $raw
+	say "$part $config rep $rep: $e ns, $events events, $lost lost, $bytes bytes, ready ${ready_ns} ns, stop ${stop_ns} ns"
+}
+
+# part CONFIGS RUN: RUN of each configuration, REPS times in alternating
+# order (a drift in the guest's state spreads evenly); BCC's only
+# bcc_reps times.
+part() {
+	local order config rep
+	for ((rep = 1; rep <= reps; rep++)); do
+		order=$1
+		[ $((rep % 2)) = 0 ] && order=$(echo $1 | tr ' ' '\n' | tac | tr '\n' ' ')
+		for config in $order; do
+			is_bcc $config && [ $rep -gt $bcc_reps ] && continue
+			$2 $config $rep
+		done
+	done
+}
+
+say "$(uname -r), rate $rate Hz, $reps repetitions (BCC $bcc_reps), parts: $parts"
 say "perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate), perf_cpu_time_max_percent $(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
 say "versions: $(perf --version 2>&1 | head -n1); bpftrace $(bpftrace --version 2>&1 | head -n1); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null)"
-for ((rep = 1; rep <= reps; rep++)); do
-	# Alternating order: a drift in the guest's state spreads evenly.
-	order=$configs
-	[ $((rep % 2)) = 0 ] && order=$(echo $configs | tr ' ' '\n' | tac | tr '\n' ' ')
-	for config in $order; do
-		run_one $config $rep
-	done
-done
-for ((rep = 1; rep <= reps; rep++)); do
-	for config in $configs; do
-		fixed_one $config $rep
-	done
+mkdir -p /tmp/bin
+ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/pingpong
+ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/ticker
+sched_configs="none sleepy sleepy-sched perf-switch bcc-offcputime bcc-runqlat bcc-offwaketime"
+# perf's --off-cpu needs a perf built with BPF skeletons.
+perf record --off-cpu -o /tmp/p.data -- true > /dev/null 2>&1 && sched_configs="$sched_configs perf-offcpu" ||
+	say "perf record --off-cpu: not in this perf ($(perf record --off-cpu -o /tmp/p.data -- true 2>&1 | head -n1))"
+for p in $parts; do
+	case $p in
+	sample)
+		part "$configs" run_one
+		for ((rep = 1; rep <= reps; rep++)); do
+			for config in $configs; do
+				# Once only for BCC: it compiles for minutes.
+				is_bcc $config && [ $rep -gt 1 ] && continue
+				fixed_one $config $rep
+			done
+		done ;;
+	sched) part "$sched_configs" "event_one sched" ;;
+	irq) part "none sleepy sleepy-irq bcc-hardirqs bcc-softirqs" "event_one irq" ;;
+	esac
 done
 echo "$(uname -r)" > $out/kernel
 say "done"
