@@ -45,6 +45,8 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cache=$top/build/bench/parse-speed
 results=$top/bench/results
+# make bench passes the stamp it took when it began.
+stamp=${BENCH_STAMP:-$(python3 "$top/bench/stamp.py" "$top/build/kernel-bench/.config")}
 runs=${RUNS:-3}
 sizes=${SIZES:-"1000000 10000000"}
 parse=$top/build/userland/sleepy-parse
@@ -269,7 +271,7 @@ fi
 printf '%s\n' "${rows[@]}" | /usr/bin/python3 -c '
 import json, sys
 
-runs, event, period, load, path, top = sys.argv[1:7]
+runs, event, period, load, path, top, stamp = sys.argv[1:8]
 rows = []
 for line in sys.stdin:
     size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same = \
@@ -322,7 +324,7 @@ for r in rows:
     print(head % (r["tool"], r["samples"], "%.2f" % r["wall_s"], "%.2f" % r["cpu_s"],
                   r["samples_per_s_cpu"], "%.1f" % (r["peak_rss_kib"] / 1024),
                   r["output_lines"], ratio))
-json.dump({"benchmark": "parse-speed", "runs": int(runs),
+json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(runs),
            "statistic": "median wall and cpu (user+sys) time, largest peak RSS",
            "perf_record": {"event": event, "period_ns": int(period)},
            "sleepy_recording": "perf2sleepy: the same samples, forks, execs, "
@@ -336,5 +338,5 @@ json.dump({"benchmark": "parse-speed", "runs": int(runs),
            "load_before": load, "results": rows},
           open(path, "w"), indent=2)
 ' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
-	"$top"
+	"$top" "$stamp"
 echo "parse-speed: wrote $results/parse-speed.json"
