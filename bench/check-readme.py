@@ -1,23 +1,33 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Checks the Performance figures (docs/performance.md, which the README
-links) against bench/results.
+links) against bench/results, each figure against the one result it
+comes from.
 
-Every row of a table in docs/performance.md must have all
-its numbers in one result of bench/results: one line of summary.md, or one
-object of its JSON files (its own values, not its children's), each as
-written there or rounded to as many decimals as the page shows (also in
-millions, thousands, KiB/MiB or percent of the value).  Tables most of
-whose rows are not one result gather several in a row (one column per
-configuration): there each cell's numbers must be in one result.  A row
-that fails says which of its figures no result holds at all.  A small
-integer can match by chance; the large and precise figures cannot.
+The results: every file of bench/results carries a stamp (bench/stamp.py:
+the commit and the kernel configuration), a JSON file as its "stamp",
+a markdown page as its first line.  The markdown pages (summary.md of
+make bench, peers.md of make bench-peers) hold the tables, each after a
+comment naming it: <!-- table: busy -->.
 
-The prose of the page is checked too, figure by figure: every number
-with a unit results are given in (µs, %, x, pp, s, ms, MiB, B) must be in
-a result, except in a paragraph that says its figures are not make
-bench's.  Any result will do there, so a small figure passes more easily
-than in a table.  Prints TAP: one line per table, one for the prose.
+The page:
+- A table is a copy of a results table: the line before it names that
+  table the same way, its header is the same, and every row is one of
+  that table's rows, cell for cell.  A table that drifts from its
+  results, or names none, fails.
+- A figure of the prose (a number with a unit results are given in: µs,
+  %, x, pp, s, ms, MiB, KiB, B) is tied to the cell it comes from by a
+  comment right after it, <!-- TABLE | ROW LABEL | ... | COLUMN -->: the
+  row whose first cells are those labels, the column of that header.
+  The figure must be written there exactly as in the cell (thousands
+  separators and a leading sign aside).  A number without a unit that
+  carries such a comment is checked the same way.
+- A paragraph or list item copied whole from a results page (the
+  targets) is tied by being there, line for line.
+- A paragraph saying its figures are "not make bench's" is not checked;
+  it must say where they come from.
+
+Prints TAP: the stamps, one line per table, one for the prose.
 
     bench/check-readme.py [docs/performance.md [bench/results]]
 """
@@ -27,100 +37,107 @@ import re
 import sys
 
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?")
+UNIT = r"(?:µs|us|%|x\b| pp\b| s\b| ms\b| MiB\b| KiB\b| B\b)"
+# A figure of the prose, with its tie if it has one.
+FIGURE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(\s?(?:guest )?" + UNIT + r")?"
+                    r"(?:\s*<!--\s*(?!table:)(.+?)\s*-->)?")
+TABLE_NAME = re.compile(r"^<!--\s*table:\s*(\S+)\s*-->$")
+NOT_MEASURED_HERE = "not make bench's"
 
 
-def numbers_in_text(text):
-    """Every number in @text, as floats."""
-    found = set()
-    for token in NUMBER.findall(text):
-        try:
-            found.add(float(token.replace(",", "")))
-        except ValueError:
-            pass
-    return found
+def plain(number):
+    """A number as compared: without thousands separators or a plus."""
+    return number.replace(",", "").lstrip("+")
 
 
-def records_in_json(value, records):
-    """One set of numbers per JSON object (its scalars and strings) and
-    per list of scalars."""
-    if isinstance(value, dict):
-        own = set()
-        for v in value.values():
-            if isinstance(v, bool):
-                continue
-            if isinstance(v, (int, float)):
-                own.add(float(v))
-            elif isinstance(v, str):
-                own.update(numbers_in_text(v))
-            else:
-                records_in_json(v, records)
-        records.append(own)
-    elif isinstance(value, list):
-        scalars = {float(v) for v in value
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        if scalars:
-            records.append(scalars)
-        for v in value:
-            if isinstance(v, (dict, list)):
-                records_in_json(v, records)
+def cells_of(row):
+    return [c.strip() for c in row.strip().strip("|").split("|")]
 
 
-def results_records(results):
-    records = []
+def tables_in(lines):
+    """[(name, header, [rows])] of the named tables in @lines, and the
+    unnamed ones as (line number, header)."""
+    named, unnamed, i = [], [], 0
+    while i < len(lines):
+        if not lines[i].startswith("|"):
+            i += 1
+            continue
+        start = i
+        while i < len(lines) and lines[i].startswith("|"):
+            i += 1
+        block = lines[start:i]
+        name = TABLE_NAME.match(lines[start - 1].strip()) if start else None
+        header, rows = cells_of(block[0]), [cells_of(r) for r in block[2:]]
+        if name:
+            named.append((name.group(1), header, rows))
+        else:
+            unnamed.append((start + 1, header))
+    return named, unnamed
+
+
+def read_results(results):
+    """The results' named tables, their lines, and files without a stamp."""
+    tables, lines, unstamped = {}, set(), []
     for name in sorted(os.listdir(results)):
         path = os.path.join(results, name)
         if name.endswith(".json"):
             with open(path) as f:
-                records_in_json(json.load(f), records)
+                data = json.load(f)
+            stamp = data.get("stamp") if isinstance(data, dict) else None
+            if not (isinstance(stamp, dict) and stamp.get("commit")
+                    and stamp.get("kernel_config_sha256")):
+                unstamped.append(name)
         elif name.endswith(".md"):
             with open(path) as f:
-                records.extend(numbers_in_text(line) for line in f)
-    return [derived(r) for r in records if r]
+                text = f.read().splitlines()
+            if not text or not text[0].startswith("Stamp: commit "):
+                unstamped.append(name)
+            named, _ = tables_in(text)
+            for table, header, rows in named:
+                if table in tables:
+                    unstamped.append(f"{name} (table {table} is in two pages)")
+                tables[table] = (header, rows)
+            lines.update(line.strip() for line in text if line.strip())
+    return tables, lines, unstamped
 
 
-def derived(found):
-    """The numbers in the units the page uses: also per million
-    (M samples/s), per thousand, per billion (ns to s), per 1024 (KiB,
-    MiB), and as percentages of a fraction, so that a figure converted for
-    reading still matches."""
-    more = set(found)
-    for x in found:
-        more.update((x / 1e6, x / 1e3, x / 1e9, x / 1024, x / 1048576, x * 100))
-    return more
+def cell(tables, tie):
+    """The cell a tie names, or why there is none."""
+    parts = [p.strip() for p in tie.split("|")]
+    if len(parts) < 3:
+        return None, f"tie '{tie}' is not TABLE | ROW LABEL | ... | COLUMN"
+    name, labels, column = parts[0], parts[1:-1], parts[-1]
+    if name not in tables:
+        return None, f"no results table '{name}'"
+    header, rows = tables[name]
+    if column not in header:
+        return None, f"table {name} has no column '{column}'"
+    found = [r for r in rows if r[:len(labels)] == labels]
+    if len(found) != 1:
+        return None, f"table {name} has {len(found)} rows labelled {' | '.join(labels)}"
+    return found[0][header.index(column)], None
 
 
-def matches(token, found):
-    text = token.replace(",", "")
-    value = float(text)
-    decimals = len(text.split(".")[1]) if "." in text else 0
-    tolerance = 0.5 * 10 ** -decimals + 1e-9
-    return any(abs(x - value) <= tolerance for x in found)
+def check_table(name, header, rows, tables):
+    """Problems of one table of the page against the results table it names."""
+    if name not in tables:
+        return [f"no results table '{name}'"]
+    want_header, want_rows = tables[name]
+    if header != want_header:
+        return [f"header {header} is not table {name}'s {want_header}"]
+    return [f"row not in table {name}: | {' | '.join(r)} |" for r in rows if r not in want_rows]
 
 
-def in_one(tokens, records):
-    """Whether one record holds every number of @tokens."""
-    return not tokens or any(all(matches(t, r) for t in tokens) for r in records)
-
-
-# A figure of the prose: a number and a unit results are given in.
-PROSE_FIGURE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s?(?:guest )?(?:µs|us|%|x\b| pp\b| s\b| ms\b| MiB\b| B\b)")
-NOT_MEASURED_HERE = "not make bench's"
-
-
-def page_text(page):
-    with open(page) as f:
-        return f.read()
-
-
-def prose_paragraphs(section):
+def prose_paragraphs(text):
     """The paragraphs (and list items) outside tables and code blocks."""
     paragraphs, current, code = [], [], False
-    for line in section.splitlines():
+    for line in text.splitlines():
         if line.startswith("```"):
             code = not code
             continue
         starts_item = line.lstrip().startswith(("* ", "- "))
-        if code or line.startswith("|") or not line.strip() or starts_item:
+        if (code or line.startswith("|") or not line.strip() or starts_item
+                or TABLE_NAME.match(line.strip())):
             if current:
                 paragraphs.append(" ".join(current))
             current = []
@@ -133,21 +150,27 @@ def prose_paragraphs(section):
     return paragraphs
 
 
-def performance_tables(page):
-    """(heading, [rows]) of every table of the page."""
-    section = page_text(page)
-    tables, current, last_text = [], None, ""
-    for line in section.splitlines():
-        if line.startswith("|"):
-            if current is None:
-                current = (last_text, [])
-                tables.append(current)
-            current[1].append(line)
-        else:
-            current = None
-            if line.strip():
-                last_text = line.strip()
-    return tables
+def check_prose(text, tables, result_lines):
+    """(figures checked, problems) of the page's prose."""
+    checked, problems = 0, []
+    for paragraph in prose_paragraphs(text):
+        if NOT_MEASURED_HERE in paragraph or paragraph in result_lines:
+            continue
+        for m in FIGURE.finditer(paragraph):
+            number, unit, tie = m.groups()
+            if not unit and not tie:
+                continue
+            checked += 1
+            where = f"'{number}{unit or ''}' in ...{paragraph[max(0, m.start() - 40):m.start()]}"
+            if not tie:
+                problems.append(f"{where}: no tie to a result")
+                continue
+            value, why = cell(tables, tie)
+            if why:
+                problems.append(f"{where}: {why}")
+            elif plain(number) not in [plain(n) for n in NUMBER.findall(value)]:
+                problems.append(f"{where}: the result is '{value}'")
+    return checked, problems
 
 
 def tap(number, label, problems):
@@ -164,42 +187,25 @@ def tap(number, label, problems):
 def main():
     page = sys.argv[1] if len(sys.argv) > 1 else "docs/performance.md"
     results = sys.argv[2] if len(sys.argv) > 2 else "bench/results"
-    records = results_records(results)
-    tables = performance_tables(page)
-    print(f"1..{len(tables) + 1}")
-    failed = 0
-    for i, (context, rows) in enumerate(tables, 1):
-        # The header row names the columns; the second is the separator.
-        body = [r for r in rows[2:] if NUMBER.findall(r)]
-        whole = [in_one(NUMBER.findall(r), records) for r in body]
-        # Most rows whole: a table of results, every row must be; else one
-        # that gathers results in a row, checked cell by cell.
-        by_row = sum(whole) * 2 >= len(body)
-        bad = []
-        for row, ok in zip(body, whole):
-            cells = row.strip().strip("|").split("|")
-            if ok or (not by_row and
-                      all(in_one(NUMBER.findall(c), records) for c in cells)):
-                continue
-            tokens = NUMBER.findall(row)
-            nowhere = [t for t in tokens if not any(matches(t, r) for r in records)]
-            bad.append(row.strip() + (" (in no result: " + ", ".join(nowhere) + ")"
-                                      if nowhere else " (no single result)"))
-        label = (f"{page} table after \"{context[:60]}\": {len(body)} rows, "
-                 + ("each in one result" if by_row else "each cell in one result")
-                 + f" of {results}")
-        failed += not tap(i, label, bad)
-    checked, nowhere = 0, []
-    for paragraph in prose_paragraphs(page_text(page)):
-        if NOT_MEASURED_HERE in paragraph:
-            continue
-        for m in PROSE_FIGURE.finditer(paragraph):
-            checked += 1
-            if not any(matches(m.group(1), r) for r in records):
-                nowhere.append(f"{m.group(0)} (in: ...{paragraph[max(0, m.start() - 50):m.end() + 20]}...)")
-    failed += not tap(len(tables) + 1, f"{page} prose: {checked} figures with units, "
-                      f"each in a result of {results}", nowhere)
-    return 1 if failed or not tables else 0
+    tables, result_lines, unstamped = read_results(results)
+    with open(page) as f:
+        text = f.read()
+    lines = text.splitlines()
+    named, unnamed = tables_in(lines)
+    print(f"1..{len(named) + 3}")
+    failed = not tap(1, f"every file of {results} stamped, {len(tables)} named tables",
+                     [f"{n}: no stamp" for n in unstamped]
+                     + ([] if tables else ["no named table in any results page"]))
+    failed += not tap(2, f"{page}: every table names its results table",
+                      [f"line {n}: table {h[:3]}... names no results table"
+                       for n, h in unnamed])
+    for i, (name, header, rows) in enumerate(named, 3):
+        failed += not tap(i, f"{page} table {name}: {len(rows)} rows, each a row of "
+                          f"the results' table {name}", check_table(name, header, rows, tables))
+    checked, problems = check_prose(text, tables, result_lines)
+    failed += not tap(len(named) + 3, f"{page} prose: {checked} figures, each tied to "
+                      "its result cell", problems + ([] if checked else ["no figure"]))
+    return 1 if failed or not named else 0
 
 
 if __name__ == "__main__":

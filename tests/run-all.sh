@@ -287,6 +287,8 @@ step "fuzz the recording reader and reports, and the ELF reading, for 60 s: no c
 	"$logs/fuzz.log" "" bash scripts/fuzz.sh 60 1
 tail -n 2 "$logs/fuzz.log" | sed 's/^/# /'
 
+bounded python3 bench/check-readme-test.py > "$logs/readme-check-test.log" 2>&1
+tap_group "check-readme fails on a broken page" "$logs/readme-check-test.log" $?
 bounded python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
 tap_group "docs/performance.md figures in bench/results" "$logs/readme-figures.log" $?
 

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench/check-readme.py on pages made to fail: each breakage the check
+is there to catch (a drifting table, an untied or wrongly tied figure, a
+result without a stamp, a table naming no result) must fail it, and the
+unbroken page must pass.  Prints TAP.
+
+    bench/check-readme-test.py
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check-readme.py")
+
+SUMMARY = """Stamp: commit abc1234, kernel configuration sha256 0123.
+
+<!-- table: busy -->
+| workload | configuration | µs/sample | samples |
+|----------|---------------|-----------|---------|
+|     loop |  sleepy-10000 |      3.09 |   78357 |
+|     loop |    perf-10000 |      4.58 |   72749 |
+
+- a target: met (3.09 vs 4.58 µs)
+"""
+STAMPED_JSON = '{"stamp": {"commit": "abc1234", "kernel_config_sha256": "0123"}, "x": 1}\n'
+
+GOOD = """# Performance
+
+<!-- table: busy -->
+| workload | configuration | µs/sample | samples |
+|---|---|---|---|
+| loop | perf-10000 | 4.58 | 72749 |
+
+sleepy costs 3.09 µs<!-- busy | loop | sleepy-10000 | µs/sample --> per
+sample, perf 4.58 µs<!-- busy | loop | perf-10000 | µs/sample --> over
+78,357<!-- busy | loop | sleepy-10000 | samples --> samples.
+
+- a target: met (3.09 vs 4.58 µs)
+
+A figure from elsewhere, 12.5 µs, is not make bench's: a host run.
+"""
+
+BROKEN = {
+    "a table row drifts from its result":
+        (GOOD.replace("| loop | perf-10000 | 4.58 |", "| loop | perf-10000 | 4.57 |"), None,
+         "row not in table busy"),
+    "a table names no results table":
+        (GOOD.replace("<!-- table: busy -->\n", ""), None, "names no results table"),
+    "a table names a table no result has":
+        (GOOD.replace("<!-- table: busy -->", "<!-- table: idle -->"), None,
+         "no results table 'idle'"),
+    "a table's header differs":
+        (GOOD.replace("| workload | configuration | µs/sample | samples |\n|---|",
+                      "| workload | config | µs/sample | samples |\n|---|"), None, "header"),
+    "a prose figure without a tie":
+        (GOOD.replace("3.09 µs<!-- busy | loop | sleepy-10000 | µs/sample -->", "3.09 µs"),
+         None, "no tie to a result"),
+    "a prose figure that differs from its cell":
+        (GOOD.replace("3.09 µs<!--", "3.1 µs<!--"), None, "the result is '3.09'"),
+    "a tie to the wrong row":
+        (GOOD.replace("3.09 µs<!-- busy | loop | sleepy-10000", "3.09 µs<!-- busy | loop | perf-10000"),
+         None, "the result is '4.58'"),
+    "a tie to a row that is not there":
+        (GOOD.replace("| loop | sleepy-10000 | µs/sample", "| call | sleepy-10000 | µs/sample"),
+         None, "0 rows labelled call | sleepy-10000"),
+    "a tied figure without a unit that differs":
+        (GOOD.replace("78,357<!--", "78,358<!--"), None, "the result is '78357'"),
+    "a list item that is not a result's line":
+        (GOOD.replace("- a target: met (3.09 vs 4.58 µs)", "- a target: met (3.09 vs 4.50 µs)"),
+         None, "no tie to a result"),
+    "a result without a stamp":
+        (GOOD, {"overhead.json": '{"x": 1}\n'}, "overhead.json: no stamp"),
+    "a results page without a stamp":
+        (GOOD, {"summary.md": SUMMARY.split("\n", 1)[1]}, "summary.md: no stamp"),
+}
+
+
+def run(page, replace_results):
+    with tempfile.TemporaryDirectory() as tmp:
+        results = os.path.join(tmp, "results")
+        os.mkdir(results)
+        files = {"summary.md": SUMMARY, "overhead.json": STAMPED_JSON}
+        files.update(replace_results or {})
+        for name, text in files.items():
+            with open(os.path.join(results, name), "w") as f:
+                f.write(text)
+        path = os.path.join(tmp, "performance.md")
+        with open(path, "w") as f:
+            f.write(page)
+        done = subprocess.run([sys.executable, CHECK, path, results],
+                              capture_output=True, text=True, timeout=60)
+        return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    print(f"1..{len(BROKEN) + 1}")
+    failed = 0
+    status, out = run(GOOD, None)
+    ok = status == 0 and "not ok" not in out and "prose: 3 figures" in out
+    print(f"{'ok' if ok else 'not ok'} 1 - the unbroken page passes, its 3 tied figures checked")
+    if not ok:
+        failed += 1
+        print("\n".join("#   " + line for line in out.splitlines()))
+    for i, (what, (page, results, expect)) in enumerate(BROKEN.items(), 2):
+        status, out = run(page, results)
+        ok = status == 1 and expect in out
+        print(f"{'ok' if ok else 'not ok'} {i} - fails when {what}")
+        if not ok:
+            failed += 1
+            print(f"#   exit {status}, wanted 1 and '{expect}' in:")
+            print("\n".join("#   " + line for line in out.splitlines()))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
