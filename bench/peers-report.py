@@ -1,18 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""make bench-peers' table: sleepy beside perf, bpftrace and BCC.
+"""make bench-peers' tables: sleepy beside perf, bpftrace and BCC.
 
-Reads the guest's raw lines (tests/image/run-peers.sh), writes a
-markdown table (printed too) and the results as JSON, both stamped
-(bench/stamp.py) and naming the kernel.  Per configuration and repetition:
-what the tool added to the loop's time (guest ns, against the run
-without a profiler of the same repetition) divided by the loop's samples
-the tool counted.  Every cell is "median (min-max)" over the
-repetitions; a cost whose smallest value is within the spread of the
-runs without a profiler (per sample) is marked "n.s.", and a
+Reads the guest's raw lines (tests/image/run-peers.sh), writes markdown
+tables (printed too) and the results as JSON, both stamped
+(bench/stamp.py) and naming the kernel.  Every cell is "median
+(min-max)" over the repetitions.
+
+Sampling (table peers): what the tool added to the loop's time (guest
+ns, against the run without a profiler of the same repetition) divided
+by the loop's samples the tool counted.  A cost whose smallest value is
+within the spread of the runs without a profiler is marked "n.s.", and a
 configuration that lost samples in any run gets no cost at all:
-dividing by fewer samples would flatter it.  The JSON keeps every run's
-figures and, as each configuration's own numbers, the table's cells.
+dividing by fewer samples would flatter it.
+
+Scheduler and interrupt events (tables peers-sched, peers-irq): the time
+a tool added to the storm over its baseline (sleepy's event options
+over sleepy sampling alone; every other tool over no profiler), divided
+by the events sleepy recorded in the same repetition: the BPF tools see
+the same tracepoints but do not count them.  The JSON keeps every run's
+figures and, as each configuration's own numbers, the tables' cells.
 
     bench/peers-report.py RAW JSON MD --stamp JSON --kernel K --config FILE
 """
@@ -24,7 +31,7 @@ import sys
 
 from stamp import stamp_line
 
-# What each configuration is, in the table's order.
+# What each sampling configuration is, in the table's order.
 TOOLS = {
     "sleepy": "sleepy-start -F R (user IP + appid per sample, to a file)",
     "perf": "perf record -a -e cpu-clock -F R",
@@ -35,68 +42,93 @@ TOOLS = {
     "perf-g": "perf record -a -g -e cpu-clock -F R",
     "bpftrace-ustack": "bpftrace profile:hz:R { @[pid, comm, ustack] = count(); }",
 }
+# The event parts' configurations: what each gives, and its baseline.
+EVENT_TOOLS = {
+    "sched": {
+        "sleepy-sched": ("sleepy-start --sched: every switch and wakeup a record", "sleepy"),
+        "perf-switch": ("perf record -a --switch-events -e sched:sched_waking", "none"),
+        "perf-offcpu": ("perf record -a --off-cpu", "none"),
+        "bcc-offcputime": ("BCC offcputime: off-CPU time per stack, in-kernel", "none"),
+        "bcc-runqlat": ("BCC runqlat: run-queue latency histogram, in-kernel", "none"),
+        "bcc-offwaketime": ("BCC offwaketime: off-CPU time per stack and waker stack", "none"),
+    },
+    "irq": {
+        "sleepy-irq": ("sleepy-start --irq: per-CPU histograms of every interrupt", "sleepy"),
+        "bcc-hardirqs": ("BCC hardirqs -d: histogram per interrupt, in-kernel", "none"),
+        "bcc-softirqs": ("BCC softirqs -d: histogram per softirq, in-kernel", "none"),
+    },
+}
+HEADER = {
+    "peers": ["configuration", "loop's samples", "µs per sample", "bytes per sample",
+              "ready (ms)", "stop (ms)", "start+stop around nothing (ms)"],
+    "events": ["configuration", "baseline", "events", "µs per event", "bytes per event",
+               "ready (ms)", "stop (ms)", "lost"],
+}
 
 
 def stats(values, scale=1.0):
-    """Median, min and max of @values times @scale; None if empty."""
+    """Median, min, max and number of @values times @scale; None if empty."""
     values = sorted(v * scale for v in values)
     if not values:
         return None
-    return statistics.median(values), values[0], values[-1]
+    return statistics.median(values), values[0], values[-1], len(values)
 
 
-def spread(triple, digits=2):
-    if triple is None:
+def spread(figures, digits=2):
+    """A cell: median (min-max), or the one value of a single run."""
+    if figures is None:
         return "-"
     fmt = "{:.%df}" % digits
-    return "%s (%s-%s)" % tuple(fmt.format(v) for v in triple)
+    if figures[3] == 1:
+        return fmt.format(figures[0]) + " (1 run)"
+    return "%s (%s-%s)" % tuple(fmt.format(v) for v in figures[:3])
 
 
-def flat(entry, name, triple):
-    """The row's figures as the config's own numbers (check-readme.py)."""
-    if triple is not None:
-        for key, value in zip(("median", "min", "max"), triple):
-            entry["%s_%s" % (name, key)] = value
+def flat(entry, columns):
+    """The row's figures as the config's own numbers."""
+    for name, triple in columns.items():
+        if triple is not None:
+            for key, value in zip(("median", "min", "max"), triple):
+                entry["%s_%s" % (name, key)] = value
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("raw")
-    parser.add_argument("json")
-    parser.add_argument("md")
-    parser.add_argument("--stamp", required=True)
-    parser.add_argument("--kernel", required=True)
-    parser.add_argument("--config", required=True)
-    args = parser.parse_args()
-    stamp = json.loads(args.stamp)
+def table(name, header, rows):
+    return (["", "<!-- table: %s -->" % name, "| " + " | ".join(header) + " |",
+             "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows])
 
-    runs, fixed = {}, {}
-    with open(args.raw) as f:
+
+def significant(cost, costs, base_ns, count):
+    """@cost marked n.s. when the runs of its baseline vary as much."""
+    noise = (max(base_ns) - min(base_ns)) / count
+    return cost + (" n.s." if min(costs) <= noise else "")
+
+
+def read_raw(path):
+    runs, fixed, events = {}, {}, {}
+    with open(path) as f:
         for line in f:
             fields = line.split()
             if fields and fields[0] == "run" and len(fields) == 9:
-                config, rep = fields[1], int(fields[2])
                 e, samples, lost, nbytes, ready, stop = map(int, fields[3:])
-                runs.setdefault(config, {})[rep] = dict(
+                runs.setdefault(fields[1], {})[int(fields[2])] = dict(
                     elapsed_ns=e, samples=samples, lost=lost, bytes=nbytes,
                     ready_ns=ready, stop_ns=stop)
             elif fields and fields[0] == "fixed" and len(fields) == 4:
                 fixed.setdefault(fields[1], []).append(int(fields[3]))
-    if "none" not in runs or len(runs) < 2:
-        sys.exit("peers-report: no runs without and with a profiler in %s" % args.raw)
-    with open(args.config, "rb") as f:
-        config_text = f.read()
-    hz = re.search(rb"^CONFIG_HZ=(\d+)$", config_text, re.M)
+            elif fields and fields[0] == "event" and len(fields) == 10:
+                e, count, lost, nbytes, ready, stop = map(int, fields[4:])
+                events.setdefault(fields[1], {}).setdefault(fields[2], {})[int(fields[3])] = dict(
+                    elapsed_ns=e, events=count, lost=lost, bytes=nbytes,
+                    ready_ns=ready, stop_ns=stop)
+    return runs, fixed, events
+
+
+def sample_part(runs, fixed):
+    """The sampling table's rows and JSON."""
     none = runs["none"]
     none_fixed = statistics.median(fixed.get("none", [0]))
-    results = {
-        "stamp": stamp,
-        "kernel": args.kernel,
-        "kernel_hz": int(hz.group(1)) if hz else None,
-        "none_elapsed_ns": [none[r]["elapsed_ns"] for r in sorted(none)],
-        "configs": {},
-    }
-    rows = []
+    base = [r["elapsed_ns"] for r in none.values()]
+    configs, rows = {}, []
     for config in TOOLS:
         if config not in runs:
             continue
@@ -130,34 +162,100 @@ def main():
             "stop_ms": stats(entry["stop_ns"], 1e-6),
             "fixed_ms": stats(fixed_ns, 1e-6),
         }
-        for name, triple in columns.items():
-            flat(entry, name, triple)
-        results["configs"][config] = entry
+        flat(entry, columns)
+        configs[config] = entry
         if failed:
             cost = "failed in %d runs" % len(failed)
         elif lost:
             cost = "lost %d samples: no figure" % lost
         else:
-            cost = spread(columns["cost_us"])
-            # The runs without a profiler vary as much as the difference.
-            base = [r["elapsed_ns"] for r in none.values()]
-            noise = (max(base) - min(base)) / statistics.median(entry["samples"])
-            if min(costs) <= noise:
-                cost += " n.s."
-        rows.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            config, spread(columns["samples"], 0), cost,
-            spread(columns["bytes_per_sample"], 1), spread(columns["ready_ms"], 1),
-            spread(columns["stop_ms"], 1), spread(columns["fixed_ms"], 1)))
+            cost = significant(spread(columns["cost_us"]), costs, base,
+                               statistics.median(entry["samples"]))
+        rows.append([config, spread(columns["samples"], 0), cost,
+                     spread(columns["bytes_per_sample"], 1), spread(columns["ready_ms"], 1),
+                     spread(columns["stop_ms"], 1), spread(columns["fixed_ms"], 1)])
+    return {"none_elapsed_ns": base, "configs": configs}, rows
+
+
+def event_part(part, runs):
+    """One event table's rows and JSON: each tool over its baseline, per
+    event sleepy recorded in the same repetition."""
+    sleepy_events = {rep: r["events"] for rep, r in runs.get("sleepy-" + part, {}).items()}
+    configs, rows = {}, []
+    for config, (what, baseline) in EVENT_TOOLS[part].items():
+        if config not in runs or baseline not in runs or not sleepy_events:
+            continue
+        base = runs[baseline]
+        costs, per_byte, failed = [], [], []
+        for rep, r in sorted(runs[config].items()):
+            count = sleepy_events.get(rep)
+            if rep not in base or not r["elapsed_ns"] or not count:
+                failed.append(rep)
+                continue
+            costs.append((r["elapsed_ns"] - base[rep]["elapsed_ns"]) / count)
+            per_byte.append(r["bytes"] / count)
+        reps = [r for _, r in sorted(runs[config].items())]
+        lost = sum(r["lost"] for r in reps)
+        entry = {"tool": what, "baseline": baseline, "lost": lost, "failed_reps": failed,
+                 "events": [r["events"] for r in reps], "cost_ns_per_event": costs,
+                 "bytes_per_event": per_byte,
+                 "ready_ns": [r["ready_ns"] for r in reps],
+                 "stop_ns": [r["stop_ns"] for r in reps]}
+        columns = {
+            "events": stats(list(sleepy_events.values())),
+            "cost_us": None if failed or lost else stats(costs, 1e-3),
+            "bytes_per_event": stats(per_byte),
+            "ready_ms": stats(entry["ready_ns"], 1e-6),
+            "stop_ms": stats(entry["stop_ns"], 1e-6),
+        }
+        flat(entry, columns)
+        configs[config] = entry
+        if failed:
+            cost = "failed in %d runs" % len(failed)
+        elif lost:
+            cost = "lost %d records: no figure" % lost
+        else:
+            cost = significant(spread(columns["cost_us"], 3), costs,
+                               [r["elapsed_ns"] for r in base.values()],
+                               statistics.median(sleepy_events.values()))
+        rows.append([config, baseline, spread(columns["events"], 0), cost,
+                     spread(columns["bytes_per_event"], 1), spread(columns["ready_ms"], 1),
+                     spread(columns["stop_ms"], 1), str(lost)])
+    elapsed = {config: [r["elapsed_ns"] for _, r in sorted(reps.items())]
+               for config, reps in runs.items()}
+    return {"elapsed_ns": elapsed, "configs": configs}, rows
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("raw")
+    parser.add_argument("json")
+    parser.add_argument("md")
+    parser.add_argument("--stamp", required=True)
+    parser.add_argument("--kernel", required=True)
+    parser.add_argument("--config", required=True)
+    args = parser.parse_args()
+    stamp = json.loads(args.stamp)
+    runs, fixed, events = read_raw(args.raw)
+    if ("none" not in runs or len(runs) < 2) and not events:
+        sys.exit("peers-report: no runs without and with a profiler in %s" % args.raw)
+    with open(args.config, "rb") as f:
+        hz = re.search(rb"^CONFIG_HZ=(\d+)$", f.read(), re.M)
+    results = {"stamp": stamp, "kernel": args.kernel,
+               "kernel_hz": int(hz.group(1)) if hz else None}
+    page = [stamp_line(stamp), "",
+            "Kernel %s (CONFIG_HZ=%s); every cell median (min-max) over the repetitions."
+            % (args.kernel, results["kernel_hz"])]
+    if "none" in runs and len(runs) >= 2:
+        results["sample"], rows = sample_part(runs, fixed)
+        page += table("peers", HEADER["peers"], rows)
+    for part in ("sched", "irq"):
+        if part in events:
+            results[part], rows = event_part(part, events[part])
+            page += table("peers-" + part, HEADER["events"], rows)
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
-    page = [stamp_line(stamp),
-            "Kernel %s (CONFIG_HZ=%s); median (min-max) of %d runs"
-            % (args.kernel, results["kernel_hz"], len(none)), "",
-            "<!-- table: peers -->",
-            "| configuration | loop's samples | µs per sample | bytes per sample"
-            " | ready (ms) | stop (ms) | start+stop around nothing (ms) |",
-            "|---|---|---|---|---|---|---|"] + rows
     with open(args.md, "w") as f:
         f.write("\n".join(page) + "\n")
     print("\n".join(page))
