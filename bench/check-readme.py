@@ -27,9 +27,13 @@ The page:
 - A paragraph saying its figures are "not make bench's" is not checked;
   it must say where they come from.
 
-Prints TAP: the stamps, one line per table, one for the prose.
+Prints TAP: the stamps, one line per table, one for the prose.  With
+--fill it first rewrites the page from the results instead: each named
+table becomes its results table, each tied figure its cell's number
+(written with separators if it had them); the words around them are
+still the writer's to check.
 
-    bench/check-readme.py [docs/performance.md [bench/results]]
+    bench/check-readme.py [--fill] [docs/performance.md [bench/results]]
 """
 import json
 import os
@@ -173,6 +177,45 @@ def check_prose(text, tables, result_lines):
     return checked, problems
 
 
+def filled_number(written, value):
+    """The number of cell @value that stands where @written stood: the
+    first with as many decimals, written with separators like it."""
+    numbers = NUMBER.findall(value)
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    same = [n for n in numbers if (len(n.split(".")[1]) if "." in n else 0) == decimals]
+    new = plain((same or numbers or [written])[0])
+    if "," in written and "." not in new:
+        new = f"{int(new):,}"
+    return new
+
+
+def fill(text, tables):
+    """@text with its named tables and tied figures taken from @tables."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        name = TABLE_NAME.match(lines[i].strip())
+        out.append(lines[i])
+        i += 1
+        if not name or name.group(1) not in tables or i >= len(lines) \
+                or not lines[i].startswith("|"):
+            continue
+        while i < len(lines) and lines[i].startswith("|"):
+            i += 1
+        header, rows = tables[name.group(1)]
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|" + "---|" * len(header))
+        out.extend("| " + " | ".join(r) + " |" for r in rows)
+
+    def tied(m):
+        number, unit, tie = m.groups()
+        value, why = cell(tables, tie) if tie else (None, "untied")
+        if why:
+            return m.group(0)
+        return filled_number(number, value) + m.group(0)[len(number):]
+
+    return FIGURE.sub(tied, "\n".join(out) + "\n")
+
+
 def tap(number, label, problems):
     """One TAP line, and the problems under a failing one; True if ok."""
     if not problems:
@@ -185,11 +228,18 @@ def tap(number, label, problems):
 
 
 def main():
-    page = sys.argv[1] if len(sys.argv) > 1 else "docs/performance.md"
-    results = sys.argv[2] if len(sys.argv) > 2 else "bench/results"
+    args = sys.argv[1:]
+    update = args[:1] == ["--fill"]
+    args = args[1:] if update else args
+    page = args[0] if args else "docs/performance.md"
+    results = args[1] if len(args) > 1 else "bench/results"
     tables, result_lines, unstamped = read_results(results)
     with open(page) as f:
         text = f.read()
+    if update:
+        text = fill(text, tables)
+        with open(page, "w") as f:
+            f.write(text)
     lines = text.splitlines()
     named, unnamed = tables_in(lines)
     print(f"1..{len(named) + 3}")
