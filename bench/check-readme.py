@@ -23,7 +23,8 @@ The page:
   separators and a leading sign aside).  A number without a unit that
   carries such a comment is checked the same way.
 - A paragraph or list item copied whole from a results page (the
-  targets) is tied by being there, line for line.
+  targets, after <!-- list: targets --> in both) is tied by being
+  there, line for line.
 - A paragraph saying its figures are "not make bench's" is not checked;
   it must say where they come from.
 
@@ -46,6 +47,7 @@ UNIT = r"(?:µs|us|%|x\b| pp\b| s\b| ms\b| MiB\b| KiB\b| B\b)"
 FIGURE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(\s?(?:guest )?" + UNIT + r")?"
                     r"(?:\s*<!--\s*(?!table:)(.+?)\s*-->)?")
 TABLE_NAME = re.compile(r"^<!--\s*table:\s*(\S+)\s*-->$")
+LIST_NAME = re.compile(r"^<!--\s*list:\s*(\S+)\s*-->$")
 NOT_MEASURED_HERE = "not make bench's"
 
 
@@ -80,8 +82,9 @@ def tables_in(lines):
 
 
 def read_results(results):
-    """The results' named tables, their lines, and files without a stamp."""
-    tables, lines, unstamped = {}, set(), []
+    """The results' named tables, their lines, their named lists, and
+    the files without a stamp."""
+    tables, lines, lists, unstamped = {}, set(), {}, []
     for name in sorted(os.listdir(results)):
         path = os.path.join(results, name)
         if name.endswith(".json"):
@@ -102,7 +105,23 @@ def read_results(results):
                     unstamped.append(f"{name} (table {table} is in two pages)")
                 tables[table] = (header, rows)
             lines.update(line.strip() for line in text if line.strip())
-    return tables, lines, unstamped
+            lists.update(lists_in(text))
+    return tables, lines, lists, unstamped
+
+
+def lists_in(lines):
+    """{name: [items]} of the lists after <!-- list: NAME --> in @lines."""
+    found = {}
+    for i, line in enumerate(lines):
+        name = LIST_NAME.match(line.strip())
+        if name:
+            items = []
+            for item in lines[i + 1:]:
+                if not item.startswith("- "):
+                    break
+                items.append(item)
+            found[name.group(1)] = items
+    return found
 
 
 def cell(tables, tie):
@@ -141,7 +160,7 @@ def prose_paragraphs(text):
             continue
         starts_item = line.lstrip().startswith(("* ", "- "))
         if (code or line.startswith("|") or not line.strip() or starts_item
-                or TABLE_NAME.match(line.strip())):
+                or TABLE_NAME.match(line.strip()) or LIST_NAME.match(line.strip())):
             if current:
                 paragraphs.append(" ".join(current))
             current = []
@@ -189,13 +208,20 @@ def filled_number(written, value):
     return new
 
 
-def fill(text, tables):
-    """@text with its named tables and tied figures taken from @tables."""
+def fill(text, tables, lists):
+    """@text with its named tables, named lists and tied figures taken
+    from the results' @tables and @lists."""
     lines, out, i = text.splitlines(), [], 0
     while i < len(lines):
         name = TABLE_NAME.match(lines[i].strip())
+        listed = LIST_NAME.match(lines[i].strip())
         out.append(lines[i])
         i += 1
+        if listed and listed.group(1) in lists:
+            while i < len(lines) and lines[i].startswith("- "):
+                i += 1
+            out.extend(lists[listed.group(1)])
+            continue
         if not name or name.group(1) not in tables or i >= len(lines) \
                 or not lines[i].startswith("|"):
             continue
@@ -233,11 +259,11 @@ def main():
     args = args[1:] if update else args
     page = args[0] if args else "docs/performance.md"
     results = args[1] if len(args) > 1 else "bench/results"
-    tables, result_lines, unstamped = read_results(results)
+    tables, result_lines, lists, unstamped = read_results(results)
     with open(page) as f:
         text = f.read()
     if update:
-        text = fill(text, tables)
+        text = fill(text, tables, lists)
         with open(page, "w") as f:
             f.write(text)
     lines = text.splitlines()
