@@ -651,9 +651,11 @@ def main():
               f"{r['perf_min_pct']:.2f}-{r['perf_max_pct']:.2f}"]
              for r in tcg["functions"]
              if max(r["callgrind_pct"], r["sleepy_pct"], r["perf_pct"]) >= 0.5]))
-        md.append(f"\nLargest differences: sleepy vs perf {tcg['sleepy_vs_perf_max_pp']:.2f} pp, "
-                  f"sleepy vs callgrind {tcg['sleepy_vs_callgrind_max_pp']:.2f} pp, "
-                  f"perf vs callgrind {tcg['perf_vs_callgrind_max_pp']:.2f} pp.")
+        md.append("\nLargest differences over the functions:\n")
+        md.append(fmt_table("accuracy-tcg-max",
+            ["sleepy vs perf pp", "sleepy vs callgrind pp", "perf vs callgrind pp"],
+            [[f"{tcg['sleepy_vs_perf_max_pp']:.2f}", f"{tcg['sleepy_vs_callgrind_max_pp']:.2f}",
+              f"{tcg['perf_vs_callgrind_max_pp']:.2f}"]]))
         write_result(args.results, "accuracy-tcg.json", stamp, tcg)
 
     drain = None
@@ -684,9 +686,10 @@ def main():
                                   f"{100.0 * s['dropped'] / max(1, s['samples'] + s['dropped']):.1f}"]
                                  for s in raw["stalled"]]))
         if raw["memory"]:
-            md.append(f"\nKernel memory (sleepy-stop): {raw['memory']['buffer_bytes_per_cpu']} "
-                      f"buffer bytes per CPU (last stalled run), "
-                      f"{raw['memory']['table_bytes_per_appid']} table bytes per live appid.")
+            md.append("\nKernel memory (sleepy-stop, the last stalled run):\n")
+            md.append(fmt_table("memory", ["buffer bytes per CPU", "table bytes per live appid"],
+                                [[raw["memory"]["buffer_bytes_per_cpu"],
+                                  raw["memory"]["table_bytes_per_appid"]]]))
         write_result(args.results, "drain.json", stamp, drain)
 
     speed = None
