@@ -43,12 +43,24 @@ sample, perf 4.58 µs<!-- busy | loop | perf-10000 | µs/sample --> over
 - a target: met (3.09 vs 4.58 µs)
 
 A figure from elsewhere, 12.5 µs, is not make bench's: a host run.
+
+Inputs are commands: `elapsed -c 1 ticker 20000 50 µs`.
+
+| tool | what it keeps |
+|---|---|
+| sleepy | a record per sample |
 """
 
 BROKEN = {
     "a table row drifts from its result":
         (GOOD.replace("| loop | perf-10000 | 4.58 |", "| loop | perf-10000 | 4.57 |"), None,
          "row not in table busy"),
+    "a figure in a table that names no results table":
+        (GOOD.replace("| sleepy | a record per sample |", "| sleepy | 48 bytes per sample |"),
+         None, "names no results table"),
+    "a figure outside the code span beside it":
+        (GOOD.replace("`elapsed -c 1 ticker 20000 50 µs`", "`elapsed -c 1 ticker 20000` 50 µs"),
+         None, "'50 µs' in"),
     "a table names no results table":
         (GOOD.replace("<!-- table: busy -->\n", ""), None, "names no results table"),
     "a table names a table no result has":
