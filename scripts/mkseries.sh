@@ -360,120 +360,13 @@ done
 rm -rf "$out"; mkdir -p "$out"
 git_ format-patch -q --cover-letter -o "$out" base..sleepy
 cover=$(ls "$out"/0000-*)
-python3 - "$cover" <<'PY'
+python3 - "$cover" "$top/patches/cover-letter.txt" <<'PY'
+import re
 import sys
-p = sys.argv[1]
+p, blurb = sys.argv[1:3]
 s = open(p).read()
 s = s.replace("*** SUBJECT HERE ***", "sleepy: a built-in sampling profiler per application")
-s = s.replace("*** BLURB HERE ***", """This series adds sleepy, a sampling profiler after SLEEPY (2005) rebuilt
-for SMP: the timer tick (or a per-CPU hrtimer) records the interrupted
-instruction pointers with an application id (program name + instance,
-unique for the whole session even when pids are reused), into lock-free
-per-CPU relay buffers.  sleepy_start() returns a file descriptor that owns
-the session and hands out the buffers; sleepy_stop() ends it.  With no
-session running each hook is one static branch.
-
-Why not perf record -a and appids rebuilt in user space from COMM, FORK
-and EXIT records?  perf marks exec COMMs (PERF_RECORD_MISC_COMM_EXEC), so
-instances can be rebuilt from a complete stream; what cannot be rebuilt
-is a stream with holes: FORK/EXIT/COMM records are lost together with
-samples when perf's buffer overflows, and the samples after the hole
-belong to a pid that may have been reused.  sleepy assigns the appid in
-the kernel at fork, exec and exit, where these events are exact, and
-stores it in every sample: a lost record loses itself, never the
-identity of the others.  And it costs less per sample: on one emulated
-CPU shared by the workload and the profiler's reader, where idle parking
-cannot help and both tools sample the same CPU (make bench, QEMU TCG
--icount shift=1, median of 3 runs, guest time), sleepy at 10 kHz adds
-3.0 us per sample to a CPU-bound loop and 2.9 us to a syscall loop,
-perf record -a -e cpu-clock -F 10000 4.6 and 4.5 us (4.7 and 4.5 with
--C, -m equal to sleepy's buffer, -N, -B and --no-bpf-event); on a
-fork+exec loop 3.5 against 7.0 us (6.9 tuned; perf's side-band records).
-Per task (sleepy-record, perf record -- CMD): 3.0 and 2.9 us against
-4.4 and 4.3 on the loops, 3.9 against 11.3 us on fork+exec, and from
-the tool's start to its end
-sleepy-record adds 19 ms to a 2 s workload, perf record 1.5 s (its
-start-up and build-id pass).  With both of two CPUs busy with the same
-work: 3.1 us per sample against perf's 4.6 and 4.5.  Instruction counts,
-not cycles: under -icount every instruction takes the same time.
-
-Design choices a reviewer will ask about:
-- Hooks: direct calls only where no tracepoint sits, one static branch
-  each: the tick, the scheduler's switch away from the idle task
-  (put_prev_task_idle()) and mmap/mprotect next to perf_event_mmap().
-  Fork, exec and exit (sched_process_fork/exec/exit), context switches
-  and wakeups (sched_switch, sched_waking, sched_wakeup_new) and
-  interrupts (irq_handler_entry/exit, softirq_entry/exit/raise and x86's
-  local_timer, irq_work, reschedule and call_function(_single) vectors)
-  are probes on the tracepoints already there, registered only for the
-  sessions that need them: CONFIG_SLEEPY selects CONFIG_TRACING, which
-  brings the tracepoints, as blktrace does.  An earlier version had direct calls next
-  to those tracepoints as well, and measured both (make bench, median of
-  3): 0.678 us per switch or wakeup record through the calls, 0.707
-  through the probes (4% more), against 2.98 for perf record on the same
-  tracepoints; 2.346 and 2.353 us per interrupt or softirq, against 3.8
-  for perf recording irq:irq_handler_*, irq:softirq_* and
-  irq_vectors:local_timer_* (what BCC's hardirqs and softirqs attach
-  to).  The probe on sched_waking skips a task waking itself
-  (try_to_wake_up() fires it with interrupts on and no pi_lock there).
-  The exit probe retires the appid when signal->live has reached zero;
-  a thread that gets there after the last one finds it gone.
-  The interrupt histograms are written at the stop, or each CPU's from
-  an IPI when the session's owner asks (SLEEPY_IOC_IRQ_FLUSH, for
-  interval views), not a record per interrupt.  Each time is the
-  handler's own: a CPU sums the own time of the hard interrupts it
-  finished, and a softirq, IRQ or action takes off what the sum grew by
-  while it ran, as irqtime accounting splits them.  An IRQ is timed from
-  its first action's entry to its last one's exit; on a shared line each
-  action also has a histogram of its own, keyed by IRQ and dev_id, named
-  in the stream by the name it had when first seen.  arm64's per-CPU
-  timer (handle_percpu_devid_irq()) has no vector tracepoint and is not
-  timed.
-- Mappings: a call next to perf_event_mmap() in __mmap_region() and the
-  start walk write each executable file mapping of a profiled process
-  (the hook asks whether a session wants it before it reads anything), in process context only: path by file_path(),
-  build-id by build_id_parse_nofault() (never a fault under mmap_lock).
-  An exec's mappings come before the exec hook and are flagged as
-  belonging to the image it announces next.  A call next to
-  perf_event_mmap() in mprotect_fixup() writes a file mapping that
-  mprotect() makes executable.
-- Call stacks (SLEEPY_FLAG_CALLCHAIN): the user stack by frame pointers
-  only (no DWARF unwinding, no copy of the user stack: what perf -g does
-  by default), read with copy_from_user_nofault() in the sampling
-  interrupt; the kernel stack by stack_trace_save_regs().  Truncation by
-  max_stack or at an unreadable frame is flagged, never silent.  The cost
-  per sample with and without stacks is not measured yet.
-- Ownership: the session is an anonymous file; closing it (a crashed or
-  killed tool) stops sampling and frees the buffers.
-- CPU hotplug: a dynamic hotplug state starts and cancels the per-CPU
-  timers; start and stop hold cpus_read_lock().
-- Permissions: perf's model for CPU-wide events, for tracepoints where
-  sleepy records what the scheduler's and the interrupts' tracepoints
-  would tell, kptr_restrict for kernel IPs, refused in child pid
-  namespaces (records carry global pids).
-- Syscall numbers 1000/1001: outside the range upstream assigns in order,
-  so tools built against this series get ENOSYS on other kernels instead
-  of whatever upstream gives the next free numbers (463/464 here) later.
-  The cost: __NR_syscalls becomes 1002 for every architecture with the
-  generic table, and x86's tables reach 1002 entries, about 540
-  sys_ni_syscall entries each: x86-64's sys_call_table grows from 3,704
-  to 8,016 bytes (nm -S vmlinux of the test kernel), and what is sized by
-  the syscall count (seccomp's per-filter action-cache bitmaps, ftrace's
-  syscall metadata) grows with it.  Out of tree we take that cost; on
-  merge the numbers become the next free ones.
-- One session at a time: the hooks find it through one RCU pointer and
-  one static key, the probes are registered once, and a second
-  concurrent profiler would double the sampling interrupts on every CPU;
-  a second start gets EBUSY and the session's owner (or CAP_SYS_ADMIN) is
-  the only one who can stop it.  perf's per-event model lets many
-  sessions coexist; lifting the limit needs per-session hook lists and is
-  left for when someone needs it.
-- relay: patch 2 lets a channel live without files and orders relay's
-  reader after the writer on weakly ordered CPUs.
-
-The user-space tools (sleepy-start, sleepy-stop, sleepy-record,
-sleepy-parse) live in the sleepy project, with a QEMU setup that builds,
-boots and tests this series.""")
+s = s.replace("*** BLURB HERE ***", re.sub(r"<!--.*?-->", "", open(blurb).read().rstrip("\n")))
 open(p, "w").write(s)
 PY
 echo "mkseries: $(ls "$out" | wc -l) files in ${out#$top/} (base: $(git_ log -1 --format=%s base))"

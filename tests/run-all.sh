@@ -291,6 +291,8 @@ bounded python3 bench/check-readme-test.py > "$logs/readme-check-test.log" 2>&1
 tap_group "check-readme fails on a broken page" "$logs/readme-check-test.log" $?
 bounded python3 bench/check-readme.py > "$logs/readme-figures.log" 2>&1
 tap_group "docs/performance.md figures in bench/results" "$logs/readme-figures.log" $?
+bounded python3 bench/check-readme.py patches/cover-letter.txt > "$logs/cover-figures.log" 2>&1
+tap_group "the cover letter's figures in bench/results" "$logs/cover-figures.log" $?
 
 stage "host: the patch series"
 SERIES_JOBS=$(nproc) SERIES_LOAD=$(nproc).5 watch "$logs/series.log" "tap_results $logs/series.log" bash scripts/mkseries.sh --check
