@@ -18,7 +18,10 @@ Scheduler and interrupt events (tables peers-sched, peers-irq): the time
 a tool added to the storm over its baseline (sleepy's event options
 over sleepy sampling alone; every other tool over no profiler), divided
 by the events sleepy recorded in the same repetition: the BPF tools see
-the same tracepoints but do not count them.  The JSON keeps every run's
+the same tracepoints but do not count them.
+
+An idle machine (table peers-idle): the local timer interrupts per
+second while each tool samples it (sleepy parks an idle CPU's timer).  The JSON keeps every run's
 figures and, as each configuration's own numbers, the tables' cells.
 
     bench/peers-report.py RAW JSON MD --stamp JSON --kernel K --config FILE
@@ -61,6 +64,7 @@ EVENT_TOOLS = {
 HEADER = {
     "peers": ["configuration", "loop's samples", "µs per sample", "bytes per sample",
               "ready (ms)", "stop (ms)", "start+stop around nothing (ms)"],
+    "idle": ["configuration", "local timer interrupts per second, idle machine"],
     "events": ["configuration", "baseline", "events", "µs per event", "bytes per event",
                "ready (ms)", "stop (ms)", "lost"],
 }
@@ -104,7 +108,7 @@ def significant(cost, costs, base_ns, count):
 
 
 def read_raw(path):
-    runs, fixed, events = {}, {}, {}
+    runs, fixed, events, idle = {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             fields = line.split()
@@ -115,12 +119,14 @@ def read_raw(path):
                     ready_ns=ready, stop_ns=stop)
             elif fields and fields[0] == "fixed" and len(fields) == 4:
                 fixed.setdefault(fields[1], []).append(int(fields[3]))
+            elif fields and fields[0] == "idle" and len(fields) == 5:
+                idle.setdefault(fields[1], []).append(int(fields[4]) / (int(fields[3]) / 1e9))
             elif fields and fields[0] == "event" and len(fields) == 10:
                 e, count, lost, nbytes, ready, stop = map(int, fields[4:])
                 events.setdefault(fields[1], {}).setdefault(fields[2], {})[int(fields[3])] = dict(
                     elapsed_ns=e, events=count, lost=lost, bytes=nbytes,
                     ready_ns=ready, stop_ns=stop)
-    return runs, fixed, events
+    return runs, fixed, events, idle
 
 
 def sample_part(runs, fixed):
@@ -236,8 +242,8 @@ def main():
     parser.add_argument("--config", required=True)
     args = parser.parse_args()
     stamp = json.loads(args.stamp)
-    runs, fixed, events = read_raw(args.raw)
-    if ("none" not in runs or len(runs) < 2) and not events:
+    runs, fixed, events, idle = read_raw(args.raw)
+    if ("none" not in runs or len(runs) < 2) and not events and not idle:
         sys.exit("peers-report: no runs without and with a profiler in %s" % args.raw)
     with open(args.config, "rb") as f:
         hz = re.search(rb"^CONFIG_HZ=(\d+)$", f.read(), re.M)
@@ -253,6 +259,10 @@ def main():
         if part in events:
             results[part], rows = event_part(part, events[part])
             page += table("peers-" + part, HEADER["events"], rows)
+    if idle:
+        results["idle_interrupts_per_s"] = idle
+        page += table("peers-idle", HEADER["idle"],
+                      [[config, spread(stats(rates), 0)] for config, rates in idle.items()])
     with open(args.json, "w") as f:
         json.dump(results, f, indent=1)
         f.write("\n")
