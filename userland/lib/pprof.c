@@ -363,13 +363,22 @@ static void add_ips(struct builder *b, uint64_t period_ns)
 	free(ips);
 }
 
+/* Heaviest first; every field decides a tie, not the table's order. */
 static int cmp_stacks(const void *a, const void *b)
 {
 	const struct sleepy_stack *x = a, *y = b;
+	unsigned int i;
+	int order = sleepy_cmp_u64(y->samples, x->samples) ?:
+		    sleepy_cmp_u64(x->appid, y->appid) ?:
+		    sleepy_cmp_u64(x->tid, y->tid) ?:
+		    sleepy_cmp_u64(x->in_kernel, y->in_kernel) ?:
+		    sleepy_cmp_u64(x->flags, y->flags) ?:
+		    sleepy_cmp_u64(x->nr_kernel, y->nr_kernel) ?:
+		    sleepy_cmp_u64(x->nr_user, y->nr_user);
 
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	return x->appid < y->appid ? -1 : x->appid > y->appid;
+	for (i = 0; !order && i < x->nr_kernel + x->nr_user; i++)
+		order = sleepy_cmp_u64(x->ips[i], y->ips[i]);
+	return order;
 }
 
 /* One sample per application and stack (-g), heaviest first. */

@@ -162,10 +162,10 @@ static void add_stack(struct sleepy_profile *profile,
 		(uint64_t)key.nr_kernel << 16 | key.nr_user,
 		(uint64_t)key.flags << 1 | key.in_kernel,
 	};
-	uint64_t hash = sleepy_fnv(SLEEPY_FNV_BASIS, fields, sizeof(fields));
+	uint64_t hash = sleepy_hash_words(SLEEPY_FNV_BASIS, fields, 3);
 	struct sleepy_stack *stack;
 
-	hash = sleepy_fnv(hash, chain->ips, frames * sizeof(*chain->ips));
+	hash = sleepy_hash_words(hash, chain->ips, frames);
 	stack = sleepy_table_get(&profile->stacks, hash, stack_match, &key);
 	if (!stack->ips) {
 		*stack = key;

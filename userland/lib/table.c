@@ -35,6 +35,18 @@ uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len)
 	return hash;
 }
 
+uint64_t sleepy_hash_words(uint64_t hash, const void *words, size_t n)
+{
+	const unsigned char *p = words;
+	uint64_t word;
+
+	for (; n--; p += sizeof(word)) {
+		memcpy(&word, p, sizeof(word));
+		hash = (hash ^ word) * 0x9e3779b97f4a7c15ULL;
+	}
+	return hash;
+}
+
 void *sleepy_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);

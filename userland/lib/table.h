@@ -41,6 +41,20 @@ void *sleepy_xcalloc(size_t n, size_t size);
 #define SLEEPY_FNV_BASIS	0xcbf29ce484222325ULL
 uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len);
 
+/*
+ * A hash of the @n 64-bit words at @words (any alignment), continuing
+ * from @hash: a word at a time, for keys of many words (call stacks),
+ * where FNV's byte at a time is slow.  Mixed again by the table, like
+ * every key.
+ */
+uint64_t sleepy_hash_words(uint64_t hash, const void *words, size_t n);
+
+/* -1, 0 or 1 as @a is below, equal to or above @b: for qsort()'s. */
+static inline int sleepy_cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
 static inline uint64_t sleepy_hash_string(const char *s)
 {
 	return sleepy_fnv(SLEEPY_FNV_BASIS, s, __builtin_strlen(s));
