@@ -20,7 +20,11 @@ over sleepy sampling alone; every other tool over no profiler), divided
 by the events sleepy recorded in the same repetition: the BPF tools see
 the same tracepoints but do not count them.
 
-An idle machine (table peers-idle): the local timer interrupts per
+Per task (table peers-task): each tool's run around `true` less no
+profiler's (its fixed cost), the slope of its extra time over its
+samples between two loop lengths (its cost per sample), and the local
+timer interrupts per second of the other CPU, where an unrelated spinner
+ran.  An idle machine (table peers-idle): the local timer interrupts per
 second while each tool samples it (sleepy parks an idle CPU's timer).  The JSON keeps every run's
 figures and, as each configuration's own numbers, the tables' cells.
 
@@ -64,6 +68,8 @@ EVENT_TOOLS = {
 HEADER = {
     "peers": ["configuration", "loop's samples", "µs per sample", "bytes per sample",
               "ready (ms)", "stop (ms)", "start+stop around nothing (ms)"],
+    "task": ["configuration", "start+stop around true (ms)", "loop's samples (long run)",
+             "µs per sample (slope)", "local timer interrupts per second on the other CPU"],
     "idle": ["configuration", "local timer interrupts per second, idle machine"],
     "events": ["configuration", "baseline", "events", "µs per event", "bytes per event",
                "ready (ms)", "stop (ms)", "lost"],
@@ -108,7 +114,7 @@ def significant(cost, costs, base_ns, count):
 
 
 def read_raw(path):
-    runs, fixed, events, idle = {}, {}, {}, {}
+    runs, fixed, events, idle, task = {}, {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             fields = line.split()
@@ -119,6 +125,10 @@ def read_raw(path):
                     ready_ns=ready, stop_ns=stop)
             elif fields and fields[0] == "fixed" and len(fields) == 4:
                 fixed.setdefault(fields[1], []).append(int(fields[3]))
+            elif fields and fields[0] == "task" and len(fields) == 7:
+                length, e, samples, cpu0 = map(int, fields[3:])
+                task.setdefault(fields[1], {}).setdefault(int(fields[2]), {})[length] = dict(
+                    elapsed_ns=e, samples=samples, cpu0_interrupts=cpu0)
             elif fields and fields[0] == "idle" and len(fields) == 5:
                 idle.setdefault(fields[1], []).append(int(fields[4]) / (int(fields[3]) / 1e9))
             elif fields and fields[0] == "event" and len(fields) == 10:
@@ -126,7 +136,44 @@ def read_raw(path):
                 events.setdefault(fields[1], {}).setdefault(fields[2], {})[int(fields[3])] = dict(
                     elapsed_ns=e, events=count, lost=lost, bytes=nbytes,
                     ready_ns=ready, stop_ns=stop)
-    return runs, fixed, events, idle
+    return runs, fixed, events, idle, task
+
+
+def task_part(task):
+    """Per task: each tool's fixed cost (its run around `true`), its cost
+    per sample (the slope between two loop lengths, over no profiler's),
+    and the local timer interrupts per second an unrelated CPU took."""
+    none = task.get("none", {})
+    configs, rows = {}, []
+    for config, reps in task.items():
+        if config == "none":
+            continue
+        fixed, slope, cpu0 = [], [], []
+        for rep, runs in sorted(reps.items()):
+            base = none.get(rep)
+            lengths = sorted(length for length in runs if length)
+            if not base or 0 not in runs or len(lengths) < 2:
+                continue
+            short, long_ = lengths[0], lengths[-1]
+            fixed.append(runs[0]["elapsed_ns"] - base[0]["elapsed_ns"])
+            extra = [runs[n]["elapsed_ns"] - base[n]["elapsed_ns"] for n in (short, long_)]
+            more = runs[long_]["samples"] - runs[short]["samples"]
+            if more > 0:
+                slope.append((extra[1] - extra[0]) / more)
+            cpu0.append(runs[long_]["cpu0_interrupts"] / (runs[long_]["elapsed_ns"] / 1e9))
+        columns = {"fixed_ms": stats(fixed, 1e-6), "cost_us": stats(slope, 1e-3),
+                   "cpu0_per_s": stats(cpu0),
+                   "samples": stats([r[max(r)]["samples"] for r in reps.values()])}
+        entry = {"fixed_ns": fixed, "cost_ns_per_sample": slope,
+                 "cpu0_interrupts_per_s": cpu0, "runs": reps}
+        flat(entry, columns)
+        configs[config] = entry
+        rows.append([config, spread(columns["fixed_ms"], 1), spread(columns["samples"], 0),
+                     spread(columns["cost_us"]), spread(columns["cpu0_per_s"], 0)])
+    base_cpu0 = [r[max(r)]["cpu0_interrupts"] / (r[max(r)]["elapsed_ns"] / 1e9)
+                 for r in none.values() if r]
+    rows.insert(0, ["none", "-", "-", "-", spread(stats(base_cpu0), 0)])
+    return {"configs": configs}, rows
 
 
 def sample_part(runs, fixed):
@@ -242,8 +289,8 @@ def main():
     parser.add_argument("--config", required=True)
     args = parser.parse_args()
     stamp = json.loads(args.stamp)
-    runs, fixed, events, idle = read_raw(args.raw)
-    if ("none" not in runs or len(runs) < 2) and not events and not idle:
+    runs, fixed, events, idle, task = read_raw(args.raw)
+    if ("none" not in runs or len(runs) < 2) and not events and not idle and not task:
         sys.exit("peers-report: no runs without and with a profiler in %s" % args.raw)
     with open(args.config, "rb") as f:
         hz = re.search(rb"^CONFIG_HZ=(\d+)$", f.read(), re.M)
@@ -259,6 +306,9 @@ def main():
         if part in events:
             results[part], rows = event_part(part, events[part])
             page += table("peers-" + part, HEADER["events"], rows)
+    if task:
+        results["task"], rows = task_part(task)
+        page += table("peers-task", HEADER["task"], rows)
     if idle:
         results["idle_interrupts_per_s"] = idle
         page += table("peers-idle", HEADER["idle"],
