@@ -107,10 +107,15 @@ def table(name, header, rows):
              "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def significant(cost, costs, base_ns, count):
-    """@cost marked n.s. when the runs of its baseline vary as much."""
+def cost_cell(failed, lost, what, figures, costs, base_ns, count, digits=2):
+    """A cost's cell: none from a run that failed or lost @what (fewer
+    would flatter it), "n.s." when the runs of its baseline vary as much."""
+    if failed:
+        return "failed in %d runs" % len(failed)
+    if lost:
+        return "lost %d %s: no figure" % (lost, what)
     noise = (max(base_ns) - min(base_ns)) / count
-    return cost + (" n.s." if min(costs) <= noise else "")
+    return spread(figures, digits) + (" n.s." if min(costs) <= noise else "")
 
 
 def read_raw(path):
@@ -217,13 +222,8 @@ def sample_part(runs, fixed):
         }
         flat(entry, columns)
         configs[config] = entry
-        if failed:
-            cost = "failed in %d runs" % len(failed)
-        elif lost:
-            cost = "lost %d samples: no figure" % lost
-        else:
-            cost = significant(spread(columns["cost_us"]), costs, base,
-                               statistics.median(entry["samples"]))
+        cost = cost_cell(failed, lost, "samples", columns["cost_us"], costs, base,
+                         statistics.median(entry["samples"]))
         rows.append([config, spread(columns["samples"], 0), cost,
                      spread(columns["bytes_per_sample"], 1), spread(columns["ready_ms"], 1),
                      spread(columns["stop_ms"], 1), spread(columns["fixed_ms"], 1)])
@@ -263,14 +263,9 @@ def event_part(part, runs):
         }
         flat(entry, columns)
         configs[config] = entry
-        if failed:
-            cost = "failed in %d runs" % len(failed)
-        elif lost:
-            cost = "lost %d records: no figure" % lost
-        else:
-            cost = significant(spread(columns["cost_us"], 3), costs,
-                               [r["elapsed_ns"] for r in base.values()],
-                               statistics.median(sleepy_events.values()))
+        cost = cost_cell(failed, lost, "records", columns["cost_us"], costs,
+                         [r["elapsed_ns"] for r in base.values()],
+                         statistics.median(sleepy_events.values()), 3)
         rows.append([config, baseline, spread(columns["events"], 0), cost,
                      spread(columns["bytes_per_event"], 1), spread(columns["ready_ms"], 1),
                      spread(columns["stop_ms"], 1), str(lost)])
