@@ -8,8 +8,9 @@
 # guest side is tests/image/run-peers.sh; bench/peers-report.py turns its
 # raw lines into bench/results/peers.md and peers.json.
 #
-#   make bench-peers [BENCH_REPS=5] [BENCH_RATE=997] [BENCH_CONFIGS=a,b]
-#                    [BENCH_PARTS=sample,sched,irq] [BENCH_BCC_REPS=N]
+#   make bench-peers [BENCH_BOOTS=2] [BENCH_REPS=5] [BENCH_RATE=997]
+#                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
+#                    [BENCH_BCC_REPS=N]
 #   bash bench/peers.sh --report     # the table again from the last run
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -37,12 +38,25 @@ extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-997}"
 [ -n "${BENCH_CONFIGS:-}" ] && extra="$extra sleepy.configs=$BENCH_CONFIGS"
 [ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
 [ -n "${BENCH_BCC_REPS:-}" ] && extra="$extra sleepy.bcc_reps=$BENCH_BCC_REPS"
-t0=$(date +%s)
-QEMU_EXTRA="-icount shift=1,sleep=off" QEMU_IMAGE=build/image/full-debian.img QEMU_MEM=2048 \
-	bash qemu/boot.sh build/image/full-debian.vmlinuz build/image/full-debian.initrd peers \
-	"$out/console.log" 10800 "$extra" > /dev/null ||
-	{ echo "bench-peers: the guest failed (see $out/console.log)"; exit 1; }
-echo "bench-peers: the guest ran $(( $(date +%s) - t0 )) s"
-grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$out/console.log" ||
-	{ echo "bench-peers: the guest did not finish its runs (see $out/console.log)"; exit 1; }
+# BENCH_BOOTS boots, each running every repetition: a figure that moves
+# with the boot (where memory landed, which CPU's timer came first) shows
+# in the spread.  Repetitions are numbered on across the boots.
+boots=${BENCH_BOOTS:-2} reps=${BENCH_REPS:-5}
+: > "$out/raw-all.tsv"
+for ((boot = 1; boot <= boots; boot++)); do
+	t0=$(date +%s)
+	QEMU_EXTRA="-icount shift=1,sleep=off" QEMU_IMAGE=build/image/full-debian.img QEMU_MEM=2048 \
+		bash qemu/boot.sh build/image/full-debian.vmlinuz build/image/full-debian.initrd peers \
+		"$out/console-$boot.log" 10800 "$extra" > /dev/null ||
+		{ echo "bench-peers: guest $boot failed (see $out/console-$boot.log)"; exit 1; }
+	echo "bench-peers: guest $boot of $boots ran $(( $(date +%s) - t0 )) s"
+	grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$out/console-$boot.log" ||
+		{ echo "bench-peers: guest $boot did not finish its runs (see $out/console-$boot.log)"; exit 1; }
+	# The repetition is the third field of every raw line but the event
+	# part's, where it is the fourth.
+	awk -v offset=$(( (boot - 1) * reps )) 'BEGIN { FS = OFS = "\t" }
+		$1 == "event" { $4 += offset; print; next } { $3 += offset; print }' \
+		"$out/raw.tsv" >> "$out/raw-all.tsv"
+done
+mv "$out/raw-all.tsv" "$out/raw.tsv"
 report

@@ -2,7 +2,7 @@
 # make bench-peers, in the full image on the kernel of make deb-debian
 # (sleepy.mode=peers), booted under QEMU -icount (guest time is
 # instructions): sleepy beside the tools users pick today on the same
-# kernel (perf, bpftrace, BCC).  Three parts (sleepy.parts=), each
+# kernel (perf, bpftrace, BCC).  Five parts (sleepy.parts=), each
 # configuration REPS times in alternating order, one raw line per run in
 # out/bench-peers/raw.tsv:
 # - sample: every tool samples every CPU at one rate while both CPUs run
@@ -23,14 +23,19 @@
 #     event PART CONFIG REP ELAPSED_NS EVENTS LOST BYTES READY_NS STOP_NS
 #   (EVENTS: the switches and wakeups, or interrupts and softirqs, sleepy
 #   recorded; the BPF tools see the same tracepoints but do not count).
+# - idle: an idle machine sampled by each tool, the local timer interrupts
+#   it takes (sleepy parks an idle CPU's timer, the others keep firing):
+#     idle CONFIG REP ELAPSED_NS INTERRUPTS
+# - task: per task, a loop of two lengths and `true` under each tool with
+#   an unrelated spinner on the other CPU (see task_one).
 # Every tool gets the same buffer per CPU (4 MiB) where it has one.
 # Options on the kernel command line: sleepy.reps=N, sleepy.rate=HZ,
-# sleepy.configs=a,b,... (sample part), sleepy.parts=sample,sched,irq,
+# sleepy.configs=a,b,... (sample part), sleepy.parts=sample,sched,irq,idle,task,
 # sleepy.bcc_reps=N (BCC compiles its programs for minutes under TCG).
 export PATH=/sleepy/bin:/sleepy/bench:/usr/sbin:/usr/bin:/sbin:/bin
 ln -sfn /mnt/out/bench-peers/sleepy /sleepy
 cd /tmp
-reps=5 rate=997 parts="sample sched irq" bcc_reps=
+reps=5 rate=997 parts="sample sched irq idle task" bcc_reps=
 configs="none sleepy sleepy-g perf perf-g bpftrace-count bpftrace-ustack bpftrace-records bcc-profile"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
@@ -57,14 +62,18 @@ export BPFTRACE_PERF_RB_PAGES=1024
 workload="-e loop 120000000"
 say() { echo "peers: $*"; }
 now_ns() { date +%s%N; }
-# wait_for FILE PATTERN: until a line of FILE matches (at most 1200 s).
+# wait_for FILE PATTERN [PID]: until a line of FILE matches (at most 1200
+# s), saying every minute what PID is doing meanwhile.
 wait_for() {
 	local i
-	for ((i = 0; i < 12000; i++)); do
+	for ((i = 1; i <= 12000; i++)); do
 		grep -q "$2" "$1" 2> /dev/null && return 0
+		[ -n "${3-}" ] && [ $((i % 600)) = 0 ] &&
+			say "waiting for '$2': $(ps -o etime=,time=,stat=,rss= -p $3 2> /dev/null || echo exited)," \
+			    "$(tail -c 200 /tmp/tool.err 2> /dev/null | tr '\n' ' ')"
 		sleep 0.1
 	done
-	say "no '$2' in $1 after 1200 s"; return 1
+	say "no '$2' in $1 after 1200 s: $(tail -c 400 /tmp/tool.err 2> /dev/null | tr '\n' ' ')"; return 1
 }
 wait_for_file() {
 	local i
@@ -109,7 +118,7 @@ bcc() {
 	shift
 	PYTHONUNBUFFERED=1 "$@" > /tmp/tool.out 2> /tmp/tool.err &
 	pid=$!
-	wait_for /tmp/tool.out "$pattern"
+	wait_for /tmp/tool.out "$pattern" $pid
 	ready_ns=$(( $(now_ns) - t0 ))
 }
 
@@ -294,6 +303,84 @@ say "versions: $(perf --version 2>&1 | head -n1); bpftrace $(bpftrace --version 
 mkdir -p /tmp/bin
 ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/pingpong
 ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/ticker
+local_timer_interrupts() {
+	awk '$1 == "LOC:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; print n }' /proc/interrupts
+}
+# idle_one CONFIG REP: an idle machine (both CPUs) sampled by CONFIG for
+# a while: the local timer interrupts per second it costs.
+idle_one() {
+	local config=$1 rep=$2 pid t0 before after
+	rm -f /tmp/tool.out /tmp/tool.err /tmp/r.data /tmp/p.data /tmp/bpftrace.ready
+	t0=$(now_ns)
+	case $config in
+	sleepy) sleepy-start -F $rate -b $buffer -o /tmp/r.data > /dev/null ;;
+	perf) perf_record -a -e cpu-clock -F $rate ;;
+	bpftrace-count)
+		bpftrace -e "profile:hz:$rate { @[pid, comm] = count(); } $bpftrace_ready" \
+			> /tmp/tool.out 2> /tmp/tool.err &
+		pid=$!
+		wait_for_file /tmp/bpftrace.ready ;;
+	esac
+	before=$(local_timer_interrupts)
+	t0=$(now_ns)
+	sleep 5
+	after=$(local_timer_interrupts)
+	local e=$(( $(now_ns) - t0 ))
+	case $config in
+	sleepy) sleepy-stop > /dev/null ;;
+	perf|bpftrace-count) stop $pid ;;
+	esac
+	printf 'idle\t%s\t%s\t%s\t%s\n' $config $rep $e $((after - before)) >> $raw
+	say "idle $config rep $rep: $((after - before)) local timer interrupts in $e ns"
+}
+
+# task_one CONFIG REP LENGTH: a loop of LENGTH iterations (or `true` for
+# 0) on CPU 1 under CONFIG's per-task tool, timed from the tool's start to
+# its end, with an unrelated spinner on CPU 0 meanwhile: the local timer
+# interrupts CPU 0 takes are what the unrelated process pays (sleepy's pid
+# filter is applied in every CPU's interrupt; perf's per-task event fires
+# only where the task runs).
+#     task CONFIG REP LENGTH ELAPSED_NS SAMPLES CPU0_INTERRUPTS
+task_one() {
+	local config=$1 rep=$2 length=$3 spinner before after cmd
+	samples=0
+	rm -f /tmp/t /tmp/r.data /tmp/p.data
+	cmd="loop $length"
+	[ "$length" = 0 ] && cmd=true
+	taskset -c 0 loop 1000000000000 > /dev/null &
+	spinner=$!
+	before=$(cpu0_local_timer_interrupts)
+	case $config in
+	none) elapsed -c 1 $cmd > /dev/null 2> /tmp/t ;;
+	sleepy-pid)
+		elapsed -c 1 sleepy-record -F $rate -b $buffer -o /tmp/r.data -- $cmd > /dev/null 2> /tmp/t
+		samples=$(sleepy-parse --sort app --format csv /tmp/r.data 2> /dev/null |
+			  awk -F, '$1 == "sorted" && $4 ~ /^loop#/ { n += $2 } END { print n + 0 }') ;;
+	perf-pid|perf-pid-tuned)
+		elapsed -c 1 perf record -m $buffer -e cpu-clock -F $rate \
+			$([ $config = perf-pid-tuned ] && echo --buildid-mmap -N --no-bpf-event) \
+			-o /tmp/p.data -- $cmd > /dev/null 2> /tmp/t
+		samples=$(perf report -i /tmp/p.data --stdio -q -n --no-children -g none --sort comm 2> /dev/null |
+			  awk '$3 == "loop" { n += $2 } END { print n + 0 }') ;;
+	esac
+	after=$(cpu0_local_timer_interrupts)
+	kill $spinner
+	wait $spinner 2> /dev/null
+	local e
+	e=$(elapsed_ns)
+	[ -n "$e" ] || { say "task $config: the workload did not run"; e=0; }
+	printf 'task\t%s\t%s\t%s\t%s\t%s\t%s\n' $config $rep $length $e $samples $((after - before)) >> $raw
+	say "task $config rep $rep length $length: $e ns, $samples samples, $((after - before)) interrupts on CPU 0"
+}
+cpu0_local_timer_interrupts() { awk '$1 == "LOC:" { print $2 }' /proc/interrupts; }
+task_lengths="0 30000000 120000000"
+task_all() {
+	local length
+	for length in $task_lengths; do
+		task_one $1 $2 $length
+	done
+}
+
 sched_configs="none sleepy sleepy-sched perf-switch bcc-offcputime bcc-runqlat bcc-offwaketime"
 # perf's --off-cpu needs a perf built with BPF skeletons.
 perf record --off-cpu -o /tmp/p.data -- true > /dev/null 2>&1 && sched_configs="$sched_configs perf-offcpu" ||
@@ -311,6 +398,8 @@ for p in $parts; do
 		done ;;
 	sched) part "$sched_configs" "event_one sched" ;;
 	irq) part "none sleepy sleepy-irq bcc-hardirqs bcc-softirqs" "event_one irq" ;;
+	idle) part "none sleepy perf bpftrace-count" idle_one ;;
+	task) part "none sleepy-pid perf-pid perf-pid-tuned" task_all ;;
 	esac
 done
 echo "$(uname -r)" > $out/kernel
