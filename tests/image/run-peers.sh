@@ -111,14 +111,29 @@ perf_lost() {
 	perf report --stats -i /tmp/p.data 2> /dev/null |
 		awk '/LOST_SAMPLES events:|^ *LOST events:/ { n += $3 } END { print n + 0 }'
 }
+# perf_events_open PID: how many perf events PID holds.
+perf_events_open() {
+	ls -l /proc/$1/fd 2> /dev/null | grep -c 'anon_inode:\[perf_event\]'
+}
 # bcc PATTERN TOOL ARGS...: a BCC tool in the background until its
-# output matches PATTERN (it has attached); sets pid and ready_ns (from t0).
+# output matches PATTERN (it has attached; "perf events": until it holds
+# one per CPU, for profile, which prints its header before it compiles);
+# sets pid and ready_ns (from t0).
 bcc() {
-	local pattern=$1
+	local pattern=$1 i
 	shift
 	PYTHONUNBUFFERED=1 "$@" > /tmp/tool.out 2> /tmp/tool.err &
 	pid=$!
-	wait_for /tmp/tool.out "$pattern" $pid
+	if [ "$pattern" = "perf events" ]; then
+		for ((i = 1; i <= 12000; i++)); do
+			[ "$(perf_events_open $pid)" -ge "$(nproc)" ] && break
+			[ $((i % 600)) = 0 ] &&
+				say "waiting for $1's perf events: $(ps -o etime=,time=,stat=,rss= -p $pid 2> /dev/null || echo exited)"
+			sleep 0.1
+		done
+	else
+		wait_for /tmp/tool.out "$pattern" $pid
+	fi
 	ready_ns=$(( $(now_ns) - t0 ))
 }
 
@@ -180,7 +195,7 @@ run_one() {
 			samples=$(awk '$3 == "loop"' /tmp/tool.out | wc -l) ;;
 		esac ;;
 	bcc-profile)
-		bcc '^Sampling at' profile-bpfcc -F $rate
+		bcc "perf events" profile-bpfcc -F $rate
 		elapsed $workload > /dev/null 2> /tmp/t
 		stop $pid
 		samples=$(awk '/^ +- +loop \([0-9]+\)$/ { getline; n += $1 } END { print n + 0 }' /tmp/tool.out) ;;
