@@ -63,6 +63,9 @@ BROKEN = {
          None, "'50 µs' in"),
     "a table names no results table":
         (GOOD.replace("<!-- table: busy -->\n", ""), None, "names no results table"),
+    "a table's name has no table after it":
+        (GOOD.replace("<!-- table: busy -->\n", "<!-- table: busy -->\n\n<!-- table: peers -->\n\n"),
+         None, "<!-- table: peers --> has no table after it"),
     "a table names a table no result has":
         (GOOD.replace("<!-- table: busy -->", "<!-- table: idle -->"), None,
          "no results table 'idle'"),

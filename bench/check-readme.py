@@ -229,9 +229,9 @@ def fill(text, tables, lists):
                 i += 1
             out.extend(lists[listed.group(1)])
             continue
-        if not name or name.group(1) not in tables or i >= len(lines) \
-                or not lines[i].startswith("|"):
+        if not name or name.group(1) not in tables:
             continue
+        # The table after its name, or where it goes.
         while i < len(lines) and lines[i].startswith("|"):
             i += 1
         header, rows = tables[name.group(1)]
@@ -279,9 +279,14 @@ def main():
     failed = not tap(1, f"every file of {results} stamped, {len(tables)} named tables",
                      [f"{n}: no stamp" for n in unstamped]
                      + ([] if tables else ["no named table in any results page"]))
-    failed += not tap(2, f"{page}: every table with figures names its results table",
+    empty = [f"line {n + 1}: {line.strip()} has no table after it"
+             for n, line in enumerate(lines) if TABLE_NAME.match(line.strip())
+             and not (n + 1 < len(lines) and lines[n + 1].startswith("|"))]
+    failed += not tap(2, f"{page}: every table with figures names its results table, "
+                      "every name has its table",
                       [f"line {n}: table {h[:3]}... names no results table"
-                       for n, h, rows in unnamed if NUMBER.search(" ".join(sum(rows, [])))])
+                       for n, h, rows in unnamed if NUMBER.search(" ".join(sum(rows, [])))]
+                      + empty)
     for i, (name, header, rows) in enumerate(named, 3):
         failed += not tap(i, f"{page} table {name}: {len(rows)} rows, each a row of "
                           f"the results' table {name}", check_table(name, header, rows, tables))

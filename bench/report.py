@@ -89,8 +89,10 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
             overhead = [100.0 * (r["elapsed_ns"] - base_of[r["rep"]]) / base_of[r["rep"]]
                         for r in rs]
             samples = statistics.median(r["samples"] for r in rs)
+            # No cost from a run that dropped records: fewer samples would
+            # divide the extra time by less.
             cost_ns = (statistics.median(x / r["samples"] for x, r in zip(extra, rs))
-                       if all(r["samples"] for r in rs) else None)
+                       if all(r["samples"] and not r["dropped"] for r in rs) else None)
             row = dict(
                 workload=w, config=c, repetitions=len(rs),
                 elapsed_s=statistics.median(r["elapsed_ns"] for r in rs) / 1e9,
@@ -277,6 +279,17 @@ def fmt_table(table_id, header, rows):
     return "\n".join(out)
 
 
+def pivot_cell(row):
+    """Overhead % (cost per sample µs), or what the cost is missing for."""
+    if row is None:
+        return "-"
+    if row["dropped"]:
+        return f"{row['overhead_pct']:+.2f} (dropped {row['dropped']}: no cost)"
+    if row["cost_per_sample_us"] is None:
+        return "-"
+    return f"{row['overhead_pct']:+.2f} ({row['cost_per_sample_us']:.1f})"
+
+
 def overhead_pivot(table_id, table):
     """Overhead % and cost per sample, one row per workload, one column
     per configuration: the table the README shows."""
@@ -284,9 +297,7 @@ def overhead_pivot(table_id, table):
     rows = []
     for w in dict.fromkeys(r["workload"] for r in table):
         cells = {r["config"]: r for r in table if r["workload"] == w}
-        rows.append([w] + [f"{cells[c]['overhead_pct']:+.2f} ({cells[c]['cost_per_sample_us']:.1f})"
-                           if c in cells and cells[c]["cost_per_sample_us"] is not None else "-"
-                           for c in configs])
+        rows.append([w] + [pivot_cell(cells.get(c)) for c in configs])
     return fmt_table(table_id, ["workload"] + configs, rows)
 
 

@@ -86,7 +86,10 @@ run_one() {
 	# Busy: a copy on each CPU, timed until both end.
 	cmd="-c $workload_cpu $w $(workload_args $w)"
 	[ "$kind" = busy ] && cmd="-e $w $(workload_args $w)"
-	rate=${config#*-} stacks= scope=-a
+	# perf -a with a buffer that loses nothing (its default one dropped
+	# records at 10 kHz with both CPUs busy): a run that drops gives no
+	# cost per sample.
+	rate=${config#*-} stacks= scope="-a -m 4M"
 	case $rate in
 	gk-*) rate=${rate#gk-} stacks="-g -k" ;;
 	g-*) rate=${rate#g-} stacks=-g ;;
@@ -103,7 +106,7 @@ run_one() {
 		on_cpu=$samples
 		keep /tmp/r.data ;;
 	perf-pid-*)
-		elapsed perf record -e cpu-clock -F $rate -o /tmp/p.data -- elapsed $cmd > /dev/null 2> /tmp/t
+		elapsed perf record -m 4M -e cpu-clock -F $rate -o /tmp/p.data -- elapsed $cmd > /dev/null 2> /tmp/t
 		samples=$(perf_samples /tmp/t)
 		dropped=$(perf_lost /tmp/p.data)
 		bytes=$(wc -c < /tmp/p.data)
