@@ -363,10 +363,37 @@ cover=$(ls "$out"/0000-*)
 python3 - "$cover" "$top/patches/cover-letter.txt" <<'PY'
 import re
 import sys
+import textwrap
 p, blurb = sys.argv[1:3]
 s = open(p).read()
 s = s.replace("*** SUBJECT HERE ***", "sleepy: a built-in sampling profiler per application")
-s = s.replace("*** BLURB HERE ***", re.sub(r"<!--.*?-->", "", open(blurb).read().rstrip("\n")))
+
+
+def untied(block):
+    """@block without the comments that tie its figures to bench/results,
+    each paragraph and list item wrapped again."""
+    segments = []
+    for line in block.splitlines():
+        if line.startswith("- ") or not segments:
+            segments.append(line)
+        else:
+            segments[-1] += "\n" + line
+    out = []
+    for segment in segments:
+        # One line; a sentence ending at a line's end gets its two spaces.
+        text = re.sub(r"<!--.*?-->", "", segment)
+        text = re.sub(r"(\.?)[ \t]*\n[ \t]*", lambda m: m.group(1) + ("  " if m.group(1) else " "), text)
+        item = segment.startswith("- ")
+        out.append(textwrap.fill(text[2:] if item else text, width=72,
+                                 initial_indent="- " if item else "",
+                                 subsequent_indent="  " if item else "",
+                                 break_on_hyphens=False))
+    return "\n".join(out)
+
+
+text = open(blurb).read().rstrip("\n")
+s = s.replace("*** BLURB HERE ***", "\n\n".join(
+    untied(b) if "<!--" in b else b for b in text.split("\n\n")))
 open(p, "w").write(s)
 PY
 echo "mkseries: $(ls "$out" | wc -l) files in ${out#$top/} (base: $(git_ log -1 --format=%s base))"
