@@ -55,12 +55,16 @@ EVENT_TOOLS = {
         "sleepy-sched": ("sleepy-start --sched: every switch and wakeup a record", "sleepy"),
         "perf-switch": ("perf record -a --switch-events -e sched:sched_waking", "none"),
         "perf-offcpu": ("perf record -a --off-cpu", "none"),
+        "bpftrace-runqlat": ("bpftrace: runqlat.bt's run-queue latency histogram", "none"),
+        "bpftrace-offcpu": ("bpftrace: off-CPU time histogram per command", "none"),
         "bcc-offcputime": ("BCC offcputime: off-CPU time per stack, in-kernel", "none"),
         "bcc-runqlat": ("BCC runqlat: run-queue latency histogram, in-kernel", "none"),
         "bcc-offwaketime": ("BCC offwaketime: off-CPU time per stack and waker stack", "none"),
     },
     "irq": {
         "sleepy-irq": ("sleepy-start --irq: per-CPU histograms of every interrupt", "sleepy"),
+        "bpftrace-irqs": ("bpftrace: histograms of every hard interrupt (local timer too) "
+                          "and softirq", "none"),
         "bcc-hardirqs": ("BCC hardirqs -d: histogram per interrupt, in-kernel", "none"),
         "bcc-softirqs": ("BCC softirqs -d: histogram per softirq, in-kernel", "none"),
     },

@@ -15,11 +15,12 @@
 #   and for the BPF tools compiling and loading their programs):
 #     fixed CONFIG REP TOTAL_NS
 # - sched: a context-switch storm (pingpong, two threads waking each other
-#   on CPU 1) under sleepy --sched, perf's switch events and BCC's
-#   offcputime, runqlat and offwaketime;
+#   on CPU 1) under sleepy --sched, perf's switch events, bpftrace's
+#   runqlat and off-CPU time (and BCC's offcputime, runqlat, offwaketime);
 # - irq: a timer interrupt storm (ticker: 50 us sleeps on CPU 1, a niced
-#   spinner beside it so that the CPU is never idle) under sleepy --irq and
-#   BCC's hardirqs -d and softirqs -d:
+#   spinner beside it so that the CPU is never idle) under sleepy --irq,
+#   bpftrace timing every interrupt and softirq (and BCC's hardirqs -d and
+#   softirqs -d):
 #     event PART CONFIG REP ELAPSED_NS EVENTS LOST BYTES READY_NS STOP_NS
 #   (EVENTS: the switches and wakeups, or interrupts and softirqs, sleepy
 #   recorded; the BPF tools see the same tracepoints but do not count).
@@ -31,12 +32,13 @@
 # Every tool gets the same buffer per CPU (4 MiB) where it has one.
 # Options on the kernel command line: sleepy.reps=N, sleepy.rate=HZ,
 # sleepy.configs=a,b,... (sample part), sleepy.parts=sample,sched,irq,idle,task,
-# sleepy.bcc_reps=N (BCC compiles its programs for minutes under TCG).
+# sleepy.bcc=1 (BCC's tools too: they compile their programs for minutes
+# under TCG), sleepy.bcc_reps=N.
 export PATH=/sleepy/bin:/sleepy/bench:/usr/sbin:/usr/bin:/sbin:/bin
 ln -sfn /mnt/out/bench-peers/sleepy /sleepy
 cd /tmp
-reps=5 rate=997 parts="sample sched irq idle task" bcc_reps=
-configs="none sleepy sleepy-g perf perf-g bpftrace-count bpftrace-ustack bpftrace-records bcc-profile"
+reps=5 rate=997 parts="sample sched irq idle task" bcc_reps= bcc=0
+configs="none sleepy sleepy-g perf perf-g bpftrace-count bpftrace-ustack bpftrace-records"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
@@ -44,6 +46,7 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.configs=*) configs=$(echo "${arg#*=}" | tr , ' ') ;;
 	sleepy.parts=*) parts=$(echo "${arg#*=}" | tr , ' ') ;;
 	sleepy.bcc_reps=*) bcc_reps=${arg#*=} ;;
+	sleepy.bcc=*) bcc=${arg#*=} ;;
 	esac
 done
 bcc_reps=${bcc_reps:-$reps}
@@ -95,6 +98,25 @@ elapsed_ns() { sed -n 's/^elapsed_ns //p' /tmp/t | tail -n1; }
 is_bcc() { case $1 in bcc-*) true ;; *) false ;; esac; }
 # BEGIN runs once every probe is attached; stdout stays fully buffered.
 bpftrace_ready='BEGIN { system("touch /tmp/bpftrace.ready"); }'
+# bpftrace_start PROGRAM: bpftrace in the background until it has
+# attached; sets pid and ready_ns (from t0).
+bpftrace_start() {
+	rm -f /tmp/bpftrace.ready
+	bpftrace --unsafe -e "$1 $bpftrace_ready" > /tmp/tool.out 2> /tmp/tool.err &
+	pid=$!
+	wait_for_file /tmp/bpftrace.ready
+	ready_ns=$(( $(now_ns) - t0 ))
+}
+# What users write with bpftrace for --sched and --irq's questions: run
+# queue latency (runqlat.bt's program), off-CPU time per command, and
+# the time of every hard interrupt (the local timer's too) and softirq.
+bpftrace_runqlat='tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @qtime[args->pid] = nsecs; }
+tracepoint:sched:sched_switch { if (args->prev_state == 0) { @qtime[args->prev_pid] = nsecs; } $ns = @qtime[args->next_pid]; if ($ns) { @usecs = hist((nsecs - $ns) / 1000); } delete(@qtime[args->next_pid]); }'
+bpftrace_offcpu='tracepoint:sched:sched_switch { @off[args->prev_pid] = nsecs; $s = @off[args->next_pid]; if ($s) { @usecs[args->next_comm] = hist((nsecs - $s) / 1000); delete(@off[args->next_pid]); } }'
+bpftrace_irqs='tracepoint:irq:irq_handler_entry, tracepoint:irq_vectors:local_timer_entry { @hs[cpu] = nsecs; }
+tracepoint:irq:irq_handler_exit, tracepoint:irq_vectors:local_timer_exit { $s = @hs[cpu]; if ($s) { @hardirq_us = hist((nsecs - $s) / 1000); delete(@hs[cpu]); } }
+tracepoint:irq:softirq_entry { @ss[cpu] = nsecs; }
+tracepoint:irq:softirq_exit { $s = @ss[cpu]; if ($s) { @softirq_us[args->vec] = hist((nsecs - $s) / 1000); delete(@ss[cpu]); } }'
 
 # perf_record ARGS...: perf record in the background, sampling once it
 # has set up and acknowledged; sets pid and ready_ns (from t0).
@@ -253,6 +275,9 @@ event_one() {
 		# Every switch and wakeup a record; no sampling beside them.
 		perf_record -a --switch-events -e sched:sched_waking ;;
 	perf-offcpu) perf_record -a --off-cpu ;;
+	bpftrace-runqlat) bpftrace_start "$bpftrace_runqlat" ;;
+	bpftrace-offcpu) bpftrace_start "$bpftrace_offcpu" ;;
+	bpftrace-irqs) bpftrace_start "$bpftrace_irqs" ;;
 	bcc-offcputime) bcc 'Hit Ctrl-C' offcputime-bpfcc ;;
 	bcc-runqlat) bcc 'Hit Ctrl-C' runqlat-bpfcc ;;
 	bcc-offwaketime) bcc 'Hit Ctrl-C' offwaketime-bpfcc ;;
@@ -285,6 +310,10 @@ event_one() {
 		stop $pid
 		lost=$(perf_lost)
 		bytes=$(wc -c < /tmp/p.data) ;;
+	bpftrace-*)
+		stop $pid
+		lost=$(cat /tmp/tool.out /tmp/tool.err | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' |
+		       awk '{ n += $1 } END { print n + 0 }') ;;
 	bcc-*)
 		stop $pid
 		grep -iq 'lost\|error' /tmp/tool.err && say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1)" ;;
@@ -396,7 +425,15 @@ task_all() {
 	done
 }
 
-sched_configs="none sleepy sleepy-sched perf-switch bcc-offcputime bcc-runqlat bcc-offwaketime"
+sched_configs="none sleepy sleepy-sched perf-switch bpftrace-runqlat bpftrace-offcpu"
+irq_configs="none sleepy sleepy-irq bpftrace-irqs"
+# BCC compiles each tool's program with LLVM at its start: more than 15
+# minutes of wall time under TCG, so only with sleepy.bcc=1.
+if [ "$bcc" = 1 ]; then
+	configs="$configs bcc-profile"
+	sched_configs="$sched_configs bcc-offcputime bcc-runqlat bcc-offwaketime"
+	irq_configs="$irq_configs bcc-hardirqs bcc-softirqs"
+fi
 # perf's --off-cpu needs a perf built with BPF skeletons.
 perf record --off-cpu -o /tmp/p.data -- true > /dev/null 2>&1 && sched_configs="$sched_configs perf-offcpu" ||
 	say "perf record --off-cpu: not in this perf ($(perf record --off-cpu -o /tmp/p.data -- true 2>&1 | head -n1))"
@@ -412,7 +449,7 @@ for p in $parts; do
 			done
 		done ;;
 	sched) part "$sched_configs" "event_one sched" ;;
-	irq) part "none sleepy sleepy-irq bcc-hardirqs bcc-softirqs" "event_one irq" ;;
+	irq) part "$irq_configs" "event_one irq" ;;
 	idle) part "none sleepy perf bpftrace-count" idle_one ;;
 	task) part "none sleepy-pid perf-pid perf-pid-tuned" task_all ;;
 	esac
