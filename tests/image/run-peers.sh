@@ -258,7 +258,12 @@ irq_counts() {
 	sed -n '/^  "\(hardirqs\|softirqs\)": \[/,/^  \]/p' $1 |
 		sed -n 's/.*"count": \([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n + 0 }'
 }
-json_field() { sed -n "s/^  \"$1\": \([0-9]*\).*/\1/p" /tmp/r.json | head -n1; }
+# json_field NAME: the recording's summary figure NAME (0 if absent).
+json_field() {
+	local v
+	v=$(sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" /tmp/r.json | head -n1)
+	echo ${v:-0}
+}
 
 # event_one PART CONFIG REP: PART's workload on CPU 1 under CONFIG.
 event_one() {
