@@ -10,6 +10,7 @@
 #
 #   make bench-peers [BENCH_BOOTS=2] [BENCH_REPS=5] [BENCH_RATE=997]
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
+#                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC: hours under TCG)
 #   bash bench/peers.sh --report     # the table again from the last run
 set -euo pipefail
@@ -37,6 +38,7 @@ cp build/userland/bench/loop build/userland/bench/elapsed "$out/sleepy/bench/"
 extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-997}"
 [ -n "${BENCH_CONFIGS:-}" ] && extra="$extra sleepy.configs=$BENCH_CONFIGS"
 [ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
+[ -n "${BENCH_IDLE_CONFIGS:-}" ] && extra="$extra sleepy.idle_configs=$BENCH_IDLE_CONFIGS"
 [ -n "${BENCH_BCC:-}" ] && extra="$extra sleepy.bcc=$BENCH_BCC"
 [ -n "${BENCH_BCC_REPS:-}" ] && extra="$extra sleepy.bcc_reps=$BENCH_BCC_REPS"
 # BENCH_BOOTS boots, each running every repetition: a figure that moves
