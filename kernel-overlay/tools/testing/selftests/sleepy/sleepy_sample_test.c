@@ -203,8 +203,8 @@ TEST_F(sleepy, samples_match_counters)
 		       (unsigned long long)stats[busy].missed,
 		       (unsigned long long)stats[busy].idle,
 		       (unsigned long long)elapsed);
-	/* Missed periods are counted (above); a debug guest took 22%. */
-	EXPECT_LE(100, stats[busy].samples);
+	/* Half the periods of a busy vCPU can be missed under emulation. */
+	EXPECT_LE(250, stats[busy].samples);
 	free(s.records);
 }
 
