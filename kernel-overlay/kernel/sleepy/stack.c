@@ -225,6 +225,11 @@ static unsigned int sleepy_user_stack(struct pt_regs *regs, u64 *ips,
 	unsigned long leaf_slot = sleepy_leaf_return_slot(regs, compat);
 	unsigned int n = 0;
 
+	/* kernel.perf_event_max_stack may be 0: not even the IP then. */
+	if (!max_stack) {
+		*flags |= SLEEPY_CALLCHAIN_USER_CUT;
+		return 0;
+	}
 	ips[n++] = instruction_pointer(regs);
 	while (fp || leaf_slot) {
 		struct sleepy_user_frame frame;

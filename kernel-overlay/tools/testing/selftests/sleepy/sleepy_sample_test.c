@@ -176,6 +176,46 @@ TEST_F(sleepy, call_stacks_cut_at_max_stack)
 }
 
 /*
+ * kernel.perf_event_max_stack at 0 leaves no frame to a session with the
+ * default depth: its samples carry empty, cut call stacks, as perf's do.
+ */
+TEST_F(sleepy, call_stacks_at_no_depth)
+{
+	unsigned int samples = 0, empty = 0;
+	struct sleepy_sample *r;
+	struct stream s;
+	char old[16];
+
+	ASSERT_EQ(0, read_file(PERF_MAX_STACK, old, sizeof(old)));
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, "0"));
+	self->attr.frequency = 2000;
+	self->attr.pid = getpid();
+	self->attr.flags = SLEEPY_FLAG_CALLCHAIN | SLEEPY_FLAG_KERNEL;
+	EXPECT_EQ(0, start(self, &self->attr));
+	stack_deep(20, 400);
+	EXPECT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, old));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	for_each_record(&s, r) {
+		struct sleepy_callchain *chain;
+
+		if (r->header.type != SLEEPY_REC_SAMPLE ||
+		    r->tid != (uint32_t)getpid())
+			continue;
+		samples++;
+		chain = chain_of(_metadata, r);
+		ASSERT_TRUE(chain != NULL);
+		if (!chain->nr_user && !chain->nr_kernel &&
+		    (chain->flags & SLEEPY_CALLCHAIN_USER_CUT))
+			empty++;
+	}
+	EXPECT_LT(100, samples);
+	EXPECT_EQ(samples, empty)
+		TH_LOG("%u of %u samples with no frame", empty, samples);
+	free(s.records);
+}
+
+/*
  * Every sample the kernel counted is in the stream, and nothing else; and
  * every period of the busy CPU's grid is accounted for, against this
  * process's own clock: 500 ms spinning at 2 kHz on one CPU.

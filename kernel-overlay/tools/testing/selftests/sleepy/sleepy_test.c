@@ -319,33 +319,6 @@ TEST_F(sleepy, killed_owner_ends_session)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
-static int write_file(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, value, strlen(value));
-	close(fd);
-	return n == (ssize_t)strlen(value) ? 0 : -1;
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
-}
-
 #define KPTR_RESTRICT "/proc/sys/kernel/kptr_restrict"
 
 /* Kernel IPs only for a caller that may see kernel addresses. */
@@ -625,8 +598,6 @@ TEST_F(sleepy, sample_time_follows_perf_sysctl)
 		       (unsigned long long)samples[0],
 		       (unsigned long long)samples[1]);
 }
-
-#define PERF_MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
 
 /* Stack depth is bounded by perf's sysctl, with perf's error. */
 TEST_F(sleepy, max_stack_follows_perf_sysctl)

@@ -412,4 +412,33 @@ static inline pid_t session_owner(const struct sleepy_attr *attr)
 	return owner;
 }
 
+#define PERF_MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
+
+static inline int write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, value, strlen(value));
+	close(fd);
+	return n == (ssize_t)strlen(value) ? 0 : -1;
+}
+
+static inline int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
 #endif /* SLEEPY_TEST_H */
