@@ -522,6 +522,12 @@ static int __init sleepy_reader_init(void)
 {
 	sleepy_reader_fops = relay_file_operations;
 	sleepy_reader_fops.release = sleepy_reader_release;
+	/*
+	 * Drained with read() only: relay's mmap() checks the length but not
+	 * the offset, and its fault handler would then map whatever vmalloc
+	 * page lies beyond the buffer.
+	 */
+	sleepy_reader_fops.mmap = NULL;
 	return 0;
 }
 core_initcall(sleepy_reader_init);

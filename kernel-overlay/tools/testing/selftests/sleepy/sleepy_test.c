@@ -138,6 +138,10 @@ TEST_F(sleepy, ioctls)
 	ASSERT_LE(0, buf);
 	EXPECT_TRUE(fcntl(buf, F_GETFD) & FD_CLOEXEC);
 	EXPECT_ERRNO(EBADF, write(buf, "x", 1));
+	/* Read, never mapped: relay's fault handler trusts the offset. */
+	EXPECT_TRUE(mmap(NULL, SLEEPY_DEFAULT_BUFFER_SIZE, PROT_READ,
+			 MAP_PRIVATE, buf, 1 << 20) == MAP_FAILED);
+	EXPECT_EQ(ENODEV, errno);
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, ioctl(self->fd, SLEEPY_IOC_SESSION_INFO, &info));
 	EXPECT_EQ(0, info.running);
