@@ -22,24 +22,27 @@ if [ -z "$name" ] || [ -z "$email" ]; then
 fi
 export DEBFULLNAME=$name DEBEMAIL=$email
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache} CCACHE_BASEDIR=$top
+# One kernel build at a time, and one packaging for the whole run: both
+# flavors' bindeb-pkg write into build/ and their tools are staged in
+# build/deb/ (make deb and make deb-debian side by side took each other's
+# packages).
+exec 9>"$top/build/.kernel-build.lock"
+flock 9
 rm -rf "$out"
 mkdir -p "$out"
 
 # The kernel, after build-kernel.sh has configured and built it: bindeb-pkg
-# only links and packages what changed.  One kernel build at a time.
+# only links and packages what changed.
 kout=$top/build/kernel-$flavor
 release=$(make -s -C "$top/build/linux" O="$kout" kernelrelease)
 t0=$(date +%s)
-(
-	flock 9
-	rm -f "$top"/build/linux-*.deb "$top"/build/linux-upstream_* "$top"/build/linux-*.buildinfo
-	# No linux-image-dbg: with Debian's debug information it is a copy of
-	# every module's DWARF (about a gigabyte), slow to make and not
-	# needed to profile (sleepy names kernel functions from kallsyms).
-	DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
-	make -s -C "$top/build/linux" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" \
-		-j"$(nproc)" KDEB_PKGVERSION="$release-1" bindeb-pkg
-) 9>"$top/build/.kernel-build.lock"
+rm -f "$top"/build/linux-*.deb "$top"/build/linux-upstream_* "$top"/build/linux-*.buildinfo
+# No linux-image-dbg: with Debian's debug information it is a copy of
+# every module's DWARF (about a gigabyte), slow to make and not needed to
+# profile (sleepy names kernel functions from kallsyms).
+DEB_BUILD_PROFILES=pkg.linux-upstream.nokerneldbg \
+make -s -C "$top/build/linux" O="$kout" CC="ccache gcc" HOSTCC="ccache gcc" \
+	-j"$(nproc)" KDEB_PKGVERSION="$release-1" bindeb-pkg
 echo "make deb: the $flavor kernel's packages in $(( $(date +%s) - t0 )) s"
 mv "$top"/build/linux-image-"$release"_*.deb "$top"/build/linux-headers-"$release"_*.deb \
 	"$top"/build/linux-libc-dev_*.deb "$out/"
