@@ -67,7 +67,8 @@ commits=(
 "sleepy: record context switches and wakeups|kernel/sleepy/sched.c||sched"
 "sleepy: add sessions: sleepy_start() and sleepy_stop()|kernel/sleepy/session.c||session"
 "|Documentation/userspace-api/sleepy.rst|0014-sleepy-docs.patch|"
-"selftests/sleepy: scheduler and interrupt records|tools/testing/selftests/sleepy/sleepy_test.h tools/testing/selftests/sleepy/sleepy_sched_test.c|0013-selftests-sleepy.patch|selftest_sched"
+"selftests/sleepy: what the test programs share|tools/testing/selftests/sleepy/sleepy_test.h|0013-selftests-sleepy.patch|selftest_harness"
+"selftests/sleepy: scheduler and interrupt records|tools/testing/selftests/sleepy/sleepy_sched_test.c||selftest_sched"
 "selftests/sleepy: the system call ABI|tools/testing/selftests/sleepy/config tools/testing/selftests/sleepy/sleepy_test.c||selftest_abi"
 "selftests/sleepy: appids, mappings and the start walk|tools/testing/selftests/sleepy/sleepy_process_test.c||selftest_process"
 "selftests/sleepy: samples, call stacks and CPU hotplug|tools/testing/selftests/sleepy/sleepy_sample_test.c||selftest_sample"
@@ -256,11 +257,14 @@ perf_event_max_stack, with perf's EOVERFLOW.
 
 The system calls were declared and numbered by the first patch; until
 this one they returned ENOSYS."
+bodies[selftest_harness]="The header the sleepy kselftest programs that follow share: the system
+calls, reading a session's stream and counters as a drainer does, and
+the fixture that makes sure no other session runs.  sleepy is added to
+the default TARGETS; its programs come with the next patches."
 bodies[selftest_sched]="kselftest harness tests of what SLEEPY_FLAG_SCHED and SLEEPY_FLAG_IRQ
-record: switches and wakeups of a known sleeper, where a task blocked,
-the interrupt histograms against /proc/interrupts at the stop and at a
-flush.  The header the sleepy test programs share reads a session's
-stream as a drainer does.  Added to the default TARGETS."
+record: switches and wakeups of a known sleeper, checked against the
+switches it counted itself, where a task blocked, the interrupt
+histograms against /proc/interrupts at the stop and at a flush."
 bodies[selftest_abi]="Every documented error of sleepy_start() and sleepy_stop(), E2BIG
 write-back, the session descriptor (close stops the session, a killed
 owner frees the buffers) and its ioctls, one reader per buffer, refusal
