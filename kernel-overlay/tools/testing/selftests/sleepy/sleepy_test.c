@@ -570,8 +570,6 @@ TEST_F(sleepy, buffers_charged_like_perf)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
-#define CPU_PERCENT "/proc/sys/kernel/perf_cpu_time_max_percent"
-
 /*
  * The share of a CPU the samples may take is perf's: at 1% a CPU that
  * cannot keep up with 50 kHz takes far fewer than at perf's default 25%

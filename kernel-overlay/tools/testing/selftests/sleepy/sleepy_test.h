@@ -413,6 +413,7 @@ static inline pid_t session_owner(const struct sleepy_attr *attr)
 }
 
 #define PERF_MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
+#define CPU_PERCENT "/proc/sys/kernel/perf_cpu_time_max_percent"
 
 static inline int write_file(const char *path, const char *value)
 {
