@@ -9,7 +9,10 @@
  * thread removes it, so a reused pid always gets a new appid.
  *
  * Writers: process context only (session start, fork, exec, exit hooks),
- * serialised by apps->lock.  Readers: the sampling interrupt, which only
+ * serialised by apps->lock.  The hooks are tracepoint probes, which run
+ * with preemption off, so the lock is a raw spinlock (a spinlock_t sleeps
+ * on PREEMPT_RT) and every section under it is short and bounded: a few
+ * hash probes, no allocation.  Readers: the sampling interrupt, which only
  * looks up by_pid under RCU and never takes the lock, so it cannot deadlock
  * against a writer it interrupted.
  *
@@ -49,7 +52,7 @@ struct sleepy_apps *sleepy_apps_create(u32 capacity)
 		return NULL;
 	}
 
-	spin_lock_init(&apps->lock);
+	raw_spin_lock_init(&apps->lock);
 	apps->capacity = capacity;
 	hash_init(apps->by_pid);
 	hash_init(apps->by_name);
@@ -136,6 +139,7 @@ static void sleepy_app_free_rcu(struct rcu_head *rcu)
 
 static void sleepy_app_retire(struct sleepy_app *app)
 {
+	app->apps->live--;
 	hash_del_rcu(&app->pid_node);
 	call_rcu(&app->rcu, sleepy_app_free_rcu);
 }
@@ -165,7 +169,7 @@ int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
 	int err = 0;
 
 	memset(change, 0, sizeof(*change));
-	spin_lock(&apps->lock);
+	raw_spin_lock(&apps->lock);
 	if (live && !atomic_read(live)) {
 		err = -ESRCH;
 		goto unlock;
@@ -192,9 +196,10 @@ int sleepy_apps_add(struct sleepy_apps *apps, pid_t pid, const char *name,
 	app->pid = pid;
 	app->appid = ++apps->next_appid;
 	hash_add_rcu(apps->by_pid, &app->pid_node, pid);
+	apps->live++;
 	change->appid = app->appid;
 unlock:
-	spin_unlock(&apps->lock);
+	raw_spin_unlock(&apps->lock);
 	return err;
 }
 
@@ -204,26 +209,23 @@ u32 sleepy_apps_remove(struct sleepy_apps *apps, pid_t pid)
 	struct sleepy_app *app;
 	u32 appid = SLEEPY_APPID_UNKNOWN;
 
-	spin_lock(&apps->lock);
+	raw_spin_lock(&apps->lock);
 	app = sleepy_app_find(apps, pid);
 	if (app) {
 		appid = app->appid;
 		sleepy_app_retire(app);
 	}
-	spin_unlock(&apps->lock);
+	raw_spin_unlock(&apps->lock);
 	return appid;
 }
 
 /* Number of live mappings, for statistics. */
 u32 sleepy_apps_live(struct sleepy_apps *apps)
 {
-	struct sleepy_app *app;
-	unsigned int bkt;
-	u32 live = 0;
+	u32 live;
 
-	spin_lock(&apps->lock);
-	hash_for_each(apps->by_pid, bkt, app, pid_node)
-		live++;
-	spin_unlock(&apps->lock);
+	raw_spin_lock(&apps->lock);
+	live = apps->live;
+	raw_spin_unlock(&apps->lock);
 	return live;
 }

@@ -32,6 +32,17 @@
 
 #include "sleepy.h"
 
+/*
+ * get_task_comm() takes the task lock, which sleeps on PREEMPT_RT, and the
+ * probes run with preemption off.  A rename racing with the copy (prctl,
+ * a write to /proc/PID/comm) may give a mix of the two names, always
+ * terminated, as the lockless get_task_comm() of later kernels does.
+ */
+static void sleepy_task_comm(char *comm, struct task_struct *task)
+{
+	strscpy_pad(comm, task->comm, TASK_COMM_LEN);
+}
+
 static void sleepy_app_start_fill(struct sleepy_app_start *rec,
 				  const struct sleepy_app_change *change,
 				  pid_t pid, const char *comm,
@@ -85,7 +96,7 @@ static void sleepy_app_begin(struct sleepy_session *session,
 	char comm[TASK_COMM_LEN];
 	int err;
 
-	get_task_comm(comm, task);
+	sleepy_task_comm(comm, task);
 	err = sleepy_apps_add(session->apps, task->tgid, comm, replace, live,
 			      &change);
 	sleepy_write_app_exit(session, change.old_appid, task->tgid);
@@ -242,7 +253,7 @@ bool sleepy_app_map_existing(struct sleepy_session *session,
 
 	if (!sleepy_selected(session, task))
 		return false;
-	get_task_comm(comm, task);
+	sleepy_task_comm(comm, task);
 	if (sleepy_apps_add(session->apps, task->tgid, comm, false,
 			    &task->signal->live, &change))
 		return false;

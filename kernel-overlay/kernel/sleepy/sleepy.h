@@ -54,16 +54,18 @@ struct sleepy_name {
  * @lock: serialises every change; taken in process context only, never
  *	by the sampling interrupt, which looks up under RCU
  * @next_appid: last appid handed out
+ * @live: mappings in @by_pid
  * @overflows: tasks that found the tables full and were left unmapped
  * @app_pool: @capacity preallocated entries; freed ones return through
  *	call_rcu() to @free_apps, so a reader never sees one reused under it
  * @name_pool: @capacity name entries, @names_used of them in use
  */
 struct sleepy_apps {
-	spinlock_t lock;	/* process context only */
+	raw_spinlock_t lock;	/* process context, preemption off */
 	u32 next_appid;
 	u32 capacity;
 	u32 names_used;
+	u32 live;
 	u64 overflows;
 	struct llist_head free_apps;
 	struct sleepy_app *app_pool;
