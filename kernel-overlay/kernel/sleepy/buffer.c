@@ -114,14 +114,15 @@ size_t sleepy_buffer_max_record(size_t size)
  *
  * Relay allocates its pages with GFP_KERNEL, so buffers the machine
  * cannot afford would wake the OOM killer instead of failing.  Buffers
- * that would take more than half of the available memory are refused
+ * that would take more than half of the available memory, counting every
+ * CPU that may come online during the session, are refused
  * with -ENOMEM, and should the allocation still run out of memory, the
  * OOM killer takes the caller first.
  */
 int sleepy_buffer_open(struct sleepy_buffer *buffer, size_t size)
 {
 	size_t subbuf_size = sleepy_subbuf_size(size);
-	unsigned long pages = (size >> PAGE_SHIFT) * num_online_cpus();
+	unsigned long pages = (size >> PAGE_SHIFT) * num_possible_cpus();
 	unsigned int cpu;
 
 	if (pages > si_mem_available() / 2)

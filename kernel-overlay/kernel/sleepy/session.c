@@ -46,10 +46,11 @@
  * kallsyms_show_value() (kptr_restrict).  sleepy_stop() asks the same
  * as a start without kernel IPs, and stops only a session its caller's
  * effective uid started, unless it has CAP_SYS_ADMIN.  The buffers are
- * charged as perf charges its ring buffers: to the starter's locked_vm
- * up to kernel.perf_event_mlock_kb per online CPU, the rest to its mm's
- * pinned_vm within RLIMIT_MEMLOCK (both waived by CAP_IPC_LOCK or a
- * paranoid level of -1), refused with -EPERM.  Records carry global
+ * charged as perf charges its ring buffers, for every possible CPU (one
+ * brought online during the session gets its buffer): to the starter's
+ * locked_vm up to kernel.perf_event_mlock_kb per online CPU, the rest to
+ * its mm's pinned_vm within RLIMIT_MEMLOCK (both waived by CAP_IPC_LOCK
+ * or a paranoid level of -1), refused with -EPERM.  Records carry global
  * pids and the names of every process, so a caller in a child pid
  * namespace is refused.  Frequencies are bounded by the sysctl
  * kernel.sleepy_max_frequency, as perf's by perf_event_max_sample_rate.
@@ -281,8 +282,9 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	err = sleepy_walk_create(session);
 	if (err)
 		goto fail;
+	/* Relay gives a CPU brought online during the session its buffer. */
 	err = sleepy_session_charge(session, (size >> PAGE_SHIFT) *
-					     num_online_cpus());
+					     num_possible_cpus());
 	if (err)
 		goto fail;
 	err = sleepy_buffer_open(&session->buffer, size);

@@ -540,6 +540,24 @@ static int set_cpu1(const char *state)
 }
 
 /*
+ * A CPU brought online during a session gets its buffer from relay, so a
+ * start charges the buffers of every possible CPU: with CPU 1 offline,
+ * perf_event_mlock_kb a CPU is beyond what the one online CPU allows.
+ */
+TEST_F(sleepy, buffers_charged_for_every_possible_cpu)
+{
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU: nothing to unplug");
+	ASSERT_NE(0, mlock_bytes());
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_at_mlock_kb, NULL))
+		TH_LOG("buffers of perf_event_mlock_kb on every CPU should fit");
+	ASSERT_EQ(0, set_cpu1("0"));
+	EXPECT_EQ(0, as_nobody_at_paranoid_0(start_at_mlock_kb, (void *)1))
+		TH_LOG("CPU 1 offline: its buffer went uncharged");
+	ASSERT_EQ(0, set_cpu1("1"));
+}
+
+/*
  * CPU 1 goes offline and online during 10 kHz sessions and between them:
  * no timer is left on another CPU (the console scan catches the kernel's
  * warnings), and CPU 1 is sampled again once it is back, also when it

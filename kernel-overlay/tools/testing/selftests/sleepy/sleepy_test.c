@@ -343,8 +343,6 @@ TEST_F(sleepy, kernel_ips_follow_kptr_restrict)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
-#define PERF_PARANOID "/proc/sys/kernel/perf_event_paranoid"
-
 /*
  * Switches, wakeups and interrupt times are what perf's tracepoints give:
  * at perf_event_paranoid 0 a caller without CAP_PERFMON may sample every
@@ -388,27 +386,6 @@ TEST_F(sleepy, sched_and_irq_need_tracepoint_permission)
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("step %d failed (11 sched, 12 irq: EPERM expected; 13, 14: plain sampling)",
 		       WEXITSTATUS(status));
-}
-
-/* Runs @fn as nobody at paranoid level 0; its exit status. */
-static int as_nobody_at_paranoid_0(int (*fn)(void *), void *arg)
-{
-	char old[16];
-	int status;
-	pid_t pid;
-
-	if (read_file(PERF_PARANOID, old, sizeof(old)) ||
-	    write_file(PERF_PARANOID, "0"))
-		return -1;
-	pid = fork();
-	if (!pid) {
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(10);
-		_exit(fn(arg));
-	}
-	waitpid(pid, &status, 0);
-	write_file(PERF_PARANOID, old);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 static int stop_others_session(void *unused)
@@ -527,26 +504,11 @@ TEST_F(sleepy, stop_by_other_user_refused)
 	EXPECT_EQ(0, sys_stop(0));
 }
 
-/* Buffers as large as perf_event_mlock_kb on every CPU, and one page. */
+/* Buffers as large as perf_event_mlock_kb on every CPU, and two pages. */
 static int start_beyond_mlock_kb(void *expect_eperm)
 {
-	struct sleepy_attr attr = { .size = sizeof(attr) };
-	struct rlimit none = {};
-	char kb[32];
-	long fd;
-
-	if (read_file("/proc/sys/kernel/perf_event_mlock_kb", kb, sizeof(kb)))
-		return 11;
-	attr.buffer_size = (atoi(kb) * 1024UL + 8192) & ~4095UL;
-	if (expect_eperm && setrlimit(RLIMIT_MEMLOCK, &none))
-		return 12;
-	fd = sys_start(&attr, 0);
-	if (expect_eperm)
-		return fd == -1 && errno == EPERM ? 0 : 13;
-	if (fd < 0)
-		return 14;
-	close(fd);
-	return 0;
+	return start_with_buffers(mlock_bytes() + 8192, expect_eperm,
+				  expect_eperm);
 }
 
 /*

@@ -442,4 +442,64 @@ static inline int read_file(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+#define PERF_PARANOID "/proc/sys/kernel/perf_event_paranoid"
+
+/* Runs @fn as nobody at paranoid level 0; its exit status. */
+static inline int as_nobody_at_paranoid_0(int (*fn)(void *), void *arg)
+{
+	char old[16];
+	int status;
+	pid_t pid;
+
+	if (read_file(PERF_PARANOID, old, sizeof(old)) ||
+	    write_file(PERF_PARANOID, "0"))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(10);
+		_exit(fn(arg));
+	}
+	waitpid(pid, &status, 0);
+	write_file(PERF_PARANOID, old);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Buffers of @size bytes a CPU, by a user without CAP_IPC_LOCK and, with
+ * @no_memlock, without memlock allowance; 0 if the start is refused with
+ * EPERM exactly when @expect_eperm.
+ */
+static inline int start_with_buffers(unsigned long size, bool no_memlock,
+				     bool expect_eperm)
+{
+	struct sleepy_attr attr = { .size = sizeof(attr), .buffer_size = size };
+	struct rlimit none = {};
+	long fd;
+
+	if (no_memlock && setrlimit(RLIMIT_MEMLOCK, &none))
+		return 12;
+	fd = sys_start(&attr, 0);
+	if (fd < 0)
+		return expect_eperm && errno == EPERM ? 0 : 13;
+	close(fd);
+	return expect_eperm ? 14 : 0;
+}
+
+/* kernel.perf_event_mlock_kb in bytes, page-aligned down; 0 on error. */
+static inline unsigned long mlock_bytes(void)
+{
+	char kb[32];
+
+	if (read_file("/proc/sys/kernel/perf_event_mlock_kb", kb, sizeof(kb)))
+		return 0;
+	return atoi(kb) * 1024UL & ~4095UL;
+}
+
+/* Buffers of perf_event_mlock_kb a CPU, without memlock allowance. */
+static inline int start_at_mlock_kb(void *expect_eperm)
+{
+	return start_with_buffers(mlock_bytes(), true, expect_eperm);
+}
+
 #endif /* SLEEPY_TEST_H */
