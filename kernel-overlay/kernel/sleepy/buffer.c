@@ -62,6 +62,8 @@
 
 #define SLEEPY_MAX_SUBBUF_SIZE	(128U << 10)
 #define SLEEPY_MIN_SUBBUFS	8
+/* What the header's 16-bit size field holds, a multiple of 8. */
+#define SLEEPY_MAX_RECORD_SIZE	round_down(U16_MAX, 8)
 
 /* Every sub-buffer starts with the header the reader goes by. */
 static int sleepy_subbuf_start(struct rchan_buf *buf, void *subbuf,
@@ -104,7 +106,9 @@ static size_t sleepy_subbuf_size(size_t size)
 /* The largest record a buffer of @size bytes per CPU takes. */
 size_t sleepy_buffer_max_record(size_t size)
 {
-	return sleepy_subbuf_size(size) - sizeof(struct sleepy_subbuf_header);
+	return min(sleepy_subbuf_size(size) -
+		   sizeof(struct sleepy_subbuf_header),
+		   (size_t)SLEEPY_MAX_RECORD_SIZE);
 }
 
 /**
@@ -318,8 +322,12 @@ static bool sleepy_buffer_append(struct sleepy_buffer *buffer, void *record,
 	stats = this_cpu_ptr(buffer->stats);
 	u64_stats_update_begin(&stats->syncp);
 
-	/* A CPU brought online whose buffer relay could not allocate. */
-	if (unlikely(!buf)) {
+	/*
+	 * A CPU brought online whose buffer relay could not allocate; or a
+	 * record whose size the header cannot hold, which the session's
+	 * checks rule out.
+	 */
+	if (unlikely(!buf || WARN_ON_ONCE(size > SLEEPY_MAX_RECORD_SIZE))) {
 		written = false;
 		goto count;
 	}

@@ -95,20 +95,16 @@ static bool sleepy_session_is_running(const struct sleepy_session *session)
 static unsigned int sleepy_max_frequency = SLEEPY_MAX_FREQUENCY;
 static const unsigned int sleepy_max_frequency_limit = SLEEPY_MAX_FREQUENCY;
 
-/* Frames per stack: what was asked, or the default within perf's limit. */
-static u32 sleepy_max_stack(const struct sleepy_attr *attr)
-{
-	return attr->max_stack ?:
-	       min_t(u32, SLEEPY_DEFAULT_MAX_STACK,
-		     READ_ONCE(sysctl_perf_event_max_stack));
-}
-
 /*
- * A depth above kernel.perf_event_max_stack is refused with -EOVERFLOW,
- * as perf_event_open() refuses it, once the attributes are valid.
+ * Checks @attr and settles its depth: with SLEEPY_FLAG_CALLCHAIN and no
+ * max_stack, the default within kernel.perf_event_max_stack, read once so
+ * that the check and the session see one value.  A depth above that
+ * sysctl is refused with -EOVERFLOW, as perf_event_open() refuses it,
+ * once the attributes are valid.
  */
-static int sleepy_check_attr(const struct sleepy_attr *attr)
+static int sleepy_check_attr(struct sleepy_attr *attr)
 {
+	u32 stack_limit = READ_ONCE(sysctl_perf_event_max_stack);
 	u64 size = attr->buffer_size;
 
 	if (attr->flags & ~SLEEPY_FLAGS_ALL)
@@ -124,12 +120,16 @@ static int sleepy_check_attr(const struct sleepy_attr *attr)
 		return -EINVAL;
 	if ((attr->flags & SLEEPY_FLAG_FOLLOW_CHILDREN) && !attr->pid)
 		return -EINVAL;
+	if (!(attr->flags & SLEEPY_FLAG_CALLCHAIN))
+		return 0;
+	if (!attr->max_stack)
+		attr->max_stack = min_t(u32, SLEEPY_DEFAULT_MAX_STACK,
+					stack_limit);
 	/* The largest sample with stacks must fit into a sub-buffer. */
-	if ((attr->flags & SLEEPY_FLAG_CALLCHAIN) &&
-	    sleepy_stack_record_size(sleepy_max_stack(attr)) >
+	if (sleepy_stack_record_size(attr->max_stack) >
 	    sleepy_buffer_max_record(size ?: SLEEPY_DEFAULT_BUFFER_SIZE))
 		return -EINVAL;
-	if (attr->max_stack > READ_ONCE(sysctl_perf_event_max_stack))
+	if (attr->max_stack > stack_limit)
 		return -EOVERFLOW;
 	return 0;
 }
@@ -250,8 +250,6 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 		return ERR_PTR(-ENOMEM);
 	session->attr = *attr;
 	session->owner = current_euid();
-	if (attr->flags & SLEEPY_FLAG_CALLCHAIN)
-		session->attr.max_stack = sleepy_max_stack(attr);
 	if (attr->frequency)
 		session->period = ns_to_ktime(NSEC_PER_SEC / attr->frequency);
 	if (attr->pid) {

@@ -192,7 +192,7 @@ struct sleepy_session {
 	bool process_attached;
 	bool sched_attached;
 	bool irq_attached;
-	void __percpu *stack_scratch;
+	void * __percpu *stack_scratch;
 	struct task_struct *walker;
 	struct sleepy_mmap_scratch *walk_scratch;
 	bool sampled;

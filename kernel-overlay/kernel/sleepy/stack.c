@@ -25,6 +25,7 @@
  * is then read at the stack pointer, as the instructions at the IP tell.
  */
 #include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -57,23 +58,41 @@ size_t sleepy_stack_record_size(u32 max_stack)
 /*
  * The scratch record: the largest sample, then max_stack + 1 entries for
  * the unwinder (one more than kept, to tell a cut stack from one exactly
- * that deep).
+ * that deep).  Up to about 100 KiB, more than the per-CPU allocator gives
+ * (32 KiB), so each CPU's is allocated on its node, as perf allocates its
+ * callchain buffers, and found through a per-CPU pointer.
  */
 int sleepy_stack_create(struct sleepy_session *session)
 {
 	u32 max_stack = session->attr.max_stack;
+	size_t size = sleepy_stack_record_size(max_stack) +
+		      (max_stack + 1) * sizeof(unsigned long);
+	unsigned int cpu;
 
 	if (!(session->attr.flags & SLEEPY_FLAG_CALLCHAIN))
 		return 0;
-	session->stack_scratch =
-		__alloc_percpu(sleepy_stack_record_size(max_stack) +
-			       (max_stack + 1) * sizeof(unsigned long),
-			       sizeof(u64));
-	return session->stack_scratch ? 0 : -ENOMEM;
+	session->stack_scratch = alloc_percpu(void *);
+	if (!session->stack_scratch)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		void *scratch = kvmalloc_node(size, GFP_KERNEL,
+					      cpu_to_node(cpu));
+
+		if (!scratch)
+			return -ENOMEM;
+		*per_cpu_ptr(session->stack_scratch, cpu) = scratch;
+	}
+	return 0;
 }
 
 void sleepy_stack_destroy(struct sleepy_session *session)
 {
+	unsigned int cpu;
+
+	if (!session->stack_scratch)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(*per_cpu_ptr(session->stack_scratch, cpu));
 	free_percpu(session->stack_scratch);
 	session->stack_scratch = NULL;
 }
@@ -85,7 +104,7 @@ struct sleepy_sample *sleepy_stack_sample(struct sleepy_session *session)
 
 	if (!session->stack_scratch)
 		return NULL;
-	sample = this_cpu_ptr(session->stack_scratch);
+	sample = this_cpu_read(*session->stack_scratch);
 	memset(sample, 0, sizeof(*sample) + sizeof(struct sleepy_callchain));
 	return sample;
 }

@@ -56,7 +56,7 @@
  *	SLEEPY_DEFAULT_MAX_STACK (or kernel.perf_event_max_stack if lower),
  *	at most kernel.perf_event_max_stack (EOVERFLOW, as for perf).  0
  *	without it.  The largest sample must fit into one eighth of
- *	@buffer_size.
+ *	@buffer_size, and into the 65,528 bytes a record's size holds.
  * @buffer_size: bytes of relay buffer per CPU, 0 for the default; a multiple
  *	of the page size between SLEEPY_MIN_ and SLEEPY_MAX_BUFFER_SIZE
  */

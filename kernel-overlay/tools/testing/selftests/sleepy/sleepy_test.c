@@ -578,6 +578,18 @@ TEST_F(sleepy, max_stack_follows_perf_sysctl)
 	EXPECT_EQ(0, sys_stop(0));
 	self->attr.max_stack = 201;
 	EXPECT_ERRNO(EOVERFLOW, sys_start(&self->attr, 0));
+	/*
+	 * A record's 16-bit size bounds the depth whatever the sysctl
+	 * allows: 4,000 frames a stack fit into 65,528 bytes (a scratch
+	 * record larger than a per-CPU allocation may be), 5,000 do not,
+	 * though a sub-buffer of the default buffers would take them.
+	 */
+	ASSERT_EQ(0, write_file(PERF_MAX_STACK, "5000"));
+	self->attr.max_stack = 5000;
+	EXPECT_ERRNO(EINVAL, sys_start(&self->attr, 0));
+	self->attr.max_stack = 4000;
+	EXPECT_EQ(0, start(self, &self->attr));
+	EXPECT_EQ(0, sys_stop(0));
 	/* Below the default, the default follows it down. */
 	ASSERT_EQ(0, write_file(PERF_MAX_STACK, "16"));
 	self->attr.max_stack = 0;
