@@ -34,6 +34,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/sleepy.h>
@@ -246,6 +247,28 @@ static struct path *sleepy_task_root(struct task_struct *task,
 	return NULL;
 }
 
+/*
+ * The mm of @leader's process, referenced, and in @thread a thread using
+ * it, referenced: a leader that exited left both to its other threads.
+ */
+static struct mm_struct *sleepy_process_mm(struct task_struct *leader,
+					   struct task_struct **thread)
+{
+	struct mm_struct *mm = NULL;
+	struct task_struct *t;
+
+	rcu_read_lock();
+	for_each_thread(leader, t) {
+		mm = get_task_mm(t);
+		if (mm) {
+			*thread = get_task_struct(t);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return mm;
+}
+
 /**
  * sleepy_walk_mappings - write the executable mappings of an existing process
  * @session: the session
@@ -262,15 +285,18 @@ int sleepy_walk_mappings(struct sleepy_session *session,
 			 struct task_struct *task, u32 appid,
 			 struct sleepy_mmap_scratch *scratch)
 {
-	struct mm_struct *mm = get_task_mm(task);
 	struct path root, *own_root;
+	struct task_struct *thread;
 	unsigned long addr = 0;
+	struct mm_struct *mm;
 	bool done = false;
 	int err = 0;
 
+	mm = sleepy_process_mm(task, &thread);
 	if (!mm)
 		return 0;
-	own_root = sleepy_task_root(task, &root);
+	own_root = sleepy_task_root(thread, &root);
+	put_task_struct(thread);
 	while (!done) {
 		err = sleepy_walk_lock_mm(mm);
 		if (err)

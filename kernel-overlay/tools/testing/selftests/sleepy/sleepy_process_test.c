@@ -561,6 +561,55 @@ TEST_F(sleepy, start_walk_zombies_and_fork_storm)
 	waitpid(zombie, NULL, 0);
 }
 
+static int outlive_leader(void *unused)
+{
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Whether the leader thread of process @pid has exited (state Z). */
+static bool leader_exited(pid_t pid)
+{
+	char path[64], stat[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return !read_file(path, stat, sizeof(stat)) && strstr(stat, ") Z ");
+}
+
+/*
+ * A process whose leader thread exited while another runs on: the start
+ * walk announces it with its mappings, which are the other thread's now.
+ */
+TEST_F(sleepy, start_walk_leader_exited)
+{
+	static char stack[64 << 10];
+	struct stream s;
+	pid_t pid;
+	int i;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (clone(outlive_leader, stack + sizeof(stack),
+			  CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			  CLONE_THREAD, NULL) < 0)
+			_exit(1);
+		syscall(SYS_exit, 0);	/* this thread only */
+	}
+	for (i = 0; i < 500 && !leader_exited(pid); i++)
+		usleep(10000);
+	ASSERT_TRUE(leader_exited(pid));
+	ASSERT_EQ(0, start(self, &self->attr));
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_TRUE(find_app(&s, pid, NULL, 0) != NULL);
+	EXPECT_TRUE(find_mmap_of(&s, pid, (uintptr_t)outlive_leader) != NULL);
+	free(s.records);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 /* A pid-filtered session announces the selected process only. */
 TEST_F(sleepy, pid_filter_announces_selected_only)
 {
