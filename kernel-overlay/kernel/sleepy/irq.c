@@ -39,6 +39,7 @@
  * entry (number SLEEPY_IRQ_OTHER), never lost, and an update with
  * interrupts off never scans a whole table.
  */
+#include <kunit/visibility.h>
 #include <linux/cpu.h>
 #include <linux/hash.h>
 #include <linux/interrupt.h>
@@ -162,7 +163,7 @@ static bool sleepy_irq_timed(void)
 	return sleepy_irq_session(&cpu);
 }
 
-static struct sleepy_irq_hist_slot *
+VISIBLE_IF_KUNIT struct sleepy_irq_hist_slot *
 sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 		     u32 action)
 {
@@ -187,6 +188,7 @@ sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 	slot = &cpu->hist_other[kind];
 	slot->kind = kind + 1;
 	slot->number = SLEEPY_IRQ_OTHER;
+	slot->action = kind == SLEEPY_IRQ_ACTION ? SLEEPY_IRQ_OTHER : 0;
 	return slot;
 }
 

@@ -63,4 +63,10 @@ struct sleepy_irq_actions {
 	} slot[SLEEPY_IRQ_ACTIONS];
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
+struct sleepy_irq_hist_slot *
+sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
+		     u32 action);
+#endif
+
 #endif /* _KERNEL_SLEEPY_IRQ_H */

@@ -4,9 +4,11 @@
  * softirq interrupted by a timer, a demultiplexing IRQ running its
  * children, and an action of a shared line.  They drive the functions the
  * probes use with times of their own, so the expected own times are exact.
+ * And a full histogram table, whose catch-all entry names no action.
  */
 #include <kunit/test.h>
 
+#include "irq.h"
 #include "sleepy.h"
 
 /* A timer interrupt at 10..30 inside a softirq at 0..100. */
@@ -61,10 +63,36 @@ static void sleepy_test_action(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 35ULL, sleepy_irq_run_end(&irq, &nested, 45, true));
 }
 
+/*
+ * More shared-line actions than the table has slots: every one is counted
+ * somewhere, the last ones in the catch-all entry, which stands for other
+ * IRQs and other actions, not for action 0.
+ */
+static void sleepy_test_full_table(struct kunit *test)
+{
+	struct sleepy_irq_cpu *cpu = kunit_kzalloc(test, sizeof(*cpu),
+						   GFP_KERNEL);
+	struct sleepy_irq_hist_slot *slot, *other = NULL;
+	u32 action;
+
+	KUNIT_ASSERT_NOT_NULL(test, cpu);
+	for (action = 0; action <= SLEEPY_IRQ_HIST_SLOTS; action++) {
+		slot = sleepy_irq_hist_slot(cpu, SLEEPY_IRQ_ACTION, 10, action);
+		if (slot->number == SLEEPY_IRQ_OTHER)
+			other = slot;
+		else
+			KUNIT_EXPECT_EQ(test, action, slot->action);
+	}
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, SLEEPY_IRQ_ACTION + 1, other->kind);
+	KUNIT_EXPECT_EQ(test, SLEEPY_IRQ_OTHER, other->action);
+}
+
 static struct kunit_case sleepy_irq_test_cases[] = {
 	KUNIT_CASE(sleepy_test_softirq_with_timer),
 	KUNIT_CASE(sleepy_test_demultiplexed),
 	KUNIT_CASE(sleepy_test_action),
+	KUNIT_CASE(sleepy_test_full_table),
 	{}
 };
 
