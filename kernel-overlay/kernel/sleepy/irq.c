@@ -72,6 +72,9 @@ struct sleepy_irq_frame {
 	u32 actions;		/* actions of the IRQ entered so far */
 	u32 action;		/* the running action's id, if timed */
 	struct sleepy_irq_run action_run; /* the running action's, if timed */
+	/* Between two actions: the next one, and when the last ended. */
+	const struct irqaction *next_action;
+	u64 action_end_ns;	/* 0 if not timed */
 };
 
 struct sleepy_irq_source {
@@ -303,10 +306,11 @@ static void sleepy_irq_enter(u32 kind, u32 number)
 				     sleepy_now());
 	frame->actions = 0;
 	frame->action_run.start_ns = 0;
+	frame->next_action = NULL;
 }
 
-/* A hard interrupt ends: its own time, accounted.  Interrupts off. */
-static void sleepy_irq_leave(void)
+/* A hard interrupt ends at @end_ns (0: now): its own time, accounted. */
+static void sleepy_irq_leave(u64 end_ns)
 {
 	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
 	struct sleepy_irq_frame *frame;
@@ -323,8 +327,8 @@ static void sleepy_irq_leave(void)
 	session = sleepy_irq_session(&cpu);
 	if (!session || !frame->run.start_ns)
 		return;
-	own = sleepy_irq_run_end(&frame->run, &source->nested_ns, sleepy_now(),
-				 true);
+	own = sleepy_irq_run_end(&frame->run, &source->nested_ns,
+				 end_ns ?: sleepy_now(), true);
 	sleepy_irq_account(session, cpu, frame->kind, frame->number, own, true);
 }
 
@@ -347,19 +351,39 @@ static bool sleepy_irq_on_top(u32 irq)
 }
 
 /*
+ * A shared line's frame still waiting for the action after its last: the
+ * handler loop ended there, as free_irq() unlinked that one after the
+ * last exit looked.  No hard interrupt enters between two actions (they
+ * run with interrupts off), so unless the next is @action, the frame ends
+ * where its last action did.  Interrupts off.
+ */
+static void sleepy_irq_end_stale(const struct irqaction *action)
+{
+	struct sleepy_irq_frame *frame = sleepy_irq_top();
+
+	if (!frame || !frame->next_action)
+		return;
+	if (frame->next_action == action)
+		frame->next_action = NULL;
+	else
+		sleepy_irq_leave(frame->action_end_ns);
+}
+
+/*
  * The IRQ starts at its first action and ends after its last (an IRQ does
  * not nest in itself); without a frame (nested too deep) each action is
  * entered and left on its own.  Only a shared line's actions are timed on
  * their own: the first has a next, the others follow one.
  */
-static void sleepy_probe_irq_entry(void *unused, int irq,
-				   struct irqaction *action)
+VISIBLE_IF_KUNIT void sleepy_probe_irq_entry(void *unused, int irq,
+					     struct irqaction *action)
 {
 	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
 	struct sleepy_irq_frame *frame;
 	struct sleepy_irq_cpu *cpu;
 	struct sleepy_session *session;
 
+	sleepy_irq_end_stale(action);
 	if (!sleepy_irq_on_top(irq))
 		sleepy_irq_enter(SLEEPY_IRQ_HARDIRQ, irq);
 	frame = sleepy_irq_top();
@@ -378,11 +402,12 @@ static void sleepy_probe_irq_entry(void *unused, int irq,
 	frame->actions++;
 }
 
-static void sleepy_probe_irq_exit(void *unused, int irq,
-				  struct irqaction *action, int ret)
+VISIBLE_IF_KUNIT void sleepy_probe_irq_exit(void *unused, int irq,
+					    struct irqaction *action, int ret)
 {
 	struct sleepy_irq_source *source = this_cpu_ptr(&sleepy_irq_source);
 	struct sleepy_irq_frame *frame = sleepy_irq_top();
+	struct irqaction *next = READ_ONCE(action->next);
 	struct sleepy_irq_cpu *cpu;
 
 	if (frame && frame->action_run.start_ns && sleepy_irq_session(&cpu))
@@ -394,8 +419,12 @@ static void sleepy_probe_irq_exit(void *unused, int irq,
 						       sleepy_now(), false));
 	if (frame)
 		frame->action_run.start_ns = 0;
-	if (!action->next || !sleepy_irq_on_top(irq))
-		sleepy_irq_leave();
+	if (!next || !sleepy_irq_on_top(irq)) {
+		sleepy_irq_leave(0);
+		return;
+	}
+	frame->next_action = next;
+	frame->action_end_ns = frame->run.start_ns ? sleepy_now() : 0;
 }
 
 static void sleepy_probe_softirq_raise(void *unused, unsigned int nr)
@@ -459,15 +488,24 @@ static void sleepy_probe_softirq_exit(void *unused, unsigned int nr)
 }
 
 /* The x86 system vectors with tracepoints that wake tasks or take time. */
-static void sleepy_probe_vector_entry(void *unused, int vector)
+VISIBLE_IF_KUNIT void sleepy_probe_vector_entry(void *unused, int vector)
 {
+	sleepy_irq_end_stale(NULL);
 	sleepy_irq_enter(SLEEPY_IRQ_SYSVEC, vector);
 }
 
-static void sleepy_probe_vector_exit(void *unused, int vector)
+VISIBLE_IF_KUNIT void sleepy_probe_vector_exit(void *unused, int vector)
 {
-	sleepy_irq_leave();
+	sleepy_irq_leave(0);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Hard interrupts this CPU entered and has not left, for the tests. */
+u32 sleepy_irq_depth(void)
+{
+	return this_cpu_read(sleepy_irq_source.depth);
+}
+#endif
 
 SLEEPY_PROBE(irq_handler_exit, sleepy_probe_irq_exit)
 SLEEPY_PROBE(irq_handler_entry, sleepy_probe_irq_entry)

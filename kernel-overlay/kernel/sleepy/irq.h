@@ -67,6 +67,12 @@ struct sleepy_irq_actions {
 struct sleepy_irq_hist_slot *
 sleepy_irq_hist_slot(struct sleepy_irq_cpu *cpu, u32 kind, u32 number,
 		     u32 action);
+void sleepy_probe_irq_entry(void *unused, int irq, struct irqaction *action);
+void sleepy_probe_irq_exit(void *unused, int irq, struct irqaction *action,
+			   int ret);
+void sleepy_probe_vector_entry(void *unused, int vector);
+void sleepy_probe_vector_exit(void *unused, int vector);
+u32 sleepy_irq_depth(void);
 #endif
 
 #endif /* _KERNEL_SLEEPY_IRQ_H */

@@ -4,9 +4,12 @@
  * softirq interrupted by a timer, a demultiplexing IRQ running its
  * children, and an action of a shared line.  They drive the functions the
  * probes use with times of their own, so the expected own times are exact.
- * And a full histogram table, whose catch-all entry names no action.
+ * And a full histogram table, whose catch-all entry names no action, and
+ * a shared line whose next action is unlinked while its handlers run.
  */
 #include <kunit/test.h>
+#include <linux/irqflags.h>
+#include <asm/irq_vectors.h>
 
 #include "irq.h"
 #include "sleepy.h"
@@ -88,11 +91,50 @@ static void sleepy_test_full_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, SLEEPY_IRQ_OTHER, other->action);
 }
 
+/*
+ * The probes of a shared line's first action, whose next one free_irq()
+ * unlinks after the exit looked (the handler loop ends), then of what the
+ * CPU handles next: the line's frame ends by then, so the CPU is back at
+ * depth 0 after it, not stuck a frame deep.
+ */
+static u32 sleepy_depth_after_unlink(struct irqaction *then, int then_irq)
+{
+	struct irqaction second = {}, first = { .next = &second };
+	unsigned long flags;
+	u32 depth;
+
+	local_irq_save(flags);
+	sleepy_probe_irq_entry(NULL, 10, &first);
+	sleepy_probe_irq_exit(NULL, 10, &first, IRQ_HANDLED);
+	first.next = NULL;
+	if (then) {
+		sleepy_probe_irq_entry(NULL, then_irq, then);
+		sleepy_probe_irq_exit(NULL, then_irq, then, IRQ_HANDLED);
+	} else {
+		sleepy_probe_vector_entry(NULL, LOCAL_TIMER_VECTOR);
+		sleepy_probe_vector_exit(NULL, LOCAL_TIMER_VECTOR);
+	}
+	depth = sleepy_irq_depth();
+	local_irq_restore(flags);
+	return depth;
+}
+
+static void sleepy_test_unlinked_action(struct kunit *test)
+{
+	struct irqaction other = {};
+
+	/* A timer interrupt, another line, the same line's first again. */
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_depth_after_unlink(NULL, 0));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_depth_after_unlink(&other, 11));
+	KUNIT_EXPECT_EQ(test, 0U, sleepy_depth_after_unlink(&other, 10));
+}
+
 static struct kunit_case sleepy_irq_test_cases[] = {
 	KUNIT_CASE(sleepy_test_softirq_with_timer),
 	KUNIT_CASE(sleepy_test_demultiplexed),
 	KUNIT_CASE(sleepy_test_action),
 	KUNIT_CASE(sleepy_test_full_table),
+	KUNIT_CASE(sleepy_test_unlinked_action),
 	{}
 };
 
