@@ -13,12 +13,19 @@
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC: hours under TCG)
 #   bash bench/peers.sh --report     # the table again from the last run
+#
+# A run of some parts (BENCH_PARTS) writes results of its own,
+# bench/results/peers-PARTS.{json,md}, beside those of the last full run;
+# a full run writes peers.{json,md} and removes them.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 out=out/bench-peers
+results=bench/results/peers
+[ -n "${BENCH_PARTS:-}" ] && results=$results-${BENCH_PARTS//,/-}
 report() {
-	python3 bench/peers-report.py "$out/raw.tsv" bench/results/peers.json bench/results/peers.md \
+	[ -n "${BENCH_PARTS:-}" ] || rm -f bench/results/peers-*.json bench/results/peers-*.md
+	python3 bench/peers-report.py "$out/raw.tsv" "$results.json" "$results.md" \
 		--stamp "$(cat "$out/stamp.json")" \
 		--kernel "$(cat "$out/kernel" 2>/dev/null || echo unknown)" \
 		--config build/kernel-debian/.config
