@@ -5,7 +5,7 @@
 # frames under user frames with -k, --max-stack, and the errors.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 15
+plan 16
 
 # weight PATTERN FILE: summed weight of the folded lines matching PATTERN.
 weight() {
@@ -78,6 +78,9 @@ check "--max-stack 3: $cut of $all samples [cut] with 3 frames kept, $deeper sta
 
 out=$(sleepy-start --max-stack 5 -o /tmp/x.data 2>&1); status=$?
 check "--max-stack without -g: exit 2 ($out)" [ $status = 2 ]
+out=$(sleepy-start -g --max-stack 5000 -b 64M -o /tmp/x.data 2>&1); status=$?
+check "--max-stack 5000: exit 2, the most a record holds ($out)" \
+	sh -c "[ $status = 2 ] && echo '$out' | grep -q 'at most 4092 frames'"
 out=$(sleepy-start -g -b 8K -o /tmp/x.data 2>&1); status=$?
 check "-g with an 8K buffer: exit 2, the size that would do ($out)" \
 	sh -c "[ $status = 2 ] && echo '$out' | grep -q 'give -b'"

@@ -39,22 +39,34 @@ static bool parse_seconds_ms(const char *s, uint64_t *ms)
 	return true;
 }
 
+/* What a record's 16-bit size holds, a multiple of 8. */
+#define MAX_RECORD_SIZE	0xfff8
+
 /*
- * With -g the largest sample must fit into one of the eight sub-buffers a
- * CPU's buffer has at least (at most 128K each): the kernel's rule, said
- * here with the size that would do.
+ * With -g the largest sample must fit into a record's size and into one
+ * of the eight sub-buffers a CPU's buffer has at least (at most 128K
+ * each): the kernel's rules, said here with the depth or size that would
+ * do.
  */
 static int stack_fits(const struct sleepy_session_options *opts,
 		      const char *tool)
 {
+	const uint64_t fixed = sizeof(struct sleepy_sample) +
+			       sizeof(struct sleepy_callchain);
 	uint64_t depth = opts->attr.max_stack ?: SLEEPY_DEFAULT_MAX_STACK;
-	uint64_t record = sizeof(struct sleepy_sample) +
-			  sizeof(struct sleepy_callchain) + 2 * depth * 8;
+	uint64_t record = fixed + 2 * depth * 8;
 	uint64_t buffer = opts->attr.buffer_size ?: SLEEPY_DEFAULT_BUFFER_SIZE;
 	uint64_t subbuf = buffer / 8 < 128 << 10 ? buffer / 8 : 128 << 10;
 
-	if (!(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN) ||
-	    record <= subbuf - sizeof(struct sleepy_subbuf_header))
+	if (!(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN))
+		return -1;
+	if (record > MAX_RECORD_SIZE) {
+		fprintf(stderr, "%s: --max-stack %" PRIu64 ": a sample holds at most %" PRIu64
+			" frames a stack\n", tool, depth,
+			(MAX_RECORD_SIZE - fixed) / 16);
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (record <= subbuf - sizeof(struct sleepy_subbuf_header))
 		return -1;
 	fprintf(stderr, "%s: a buffer of %" PRIu64 "K holds no stack of %" PRIu64
 		" frames: give -b %" PRIu64 "K or more, or a smaller --max-stack\n",
