@@ -11,6 +11,7 @@
 #   make bench-peers [BENCH_BOOTS=2] [BENCH_REPS=5] [BENCH_RATE=997]
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
+#                    [BENCH_TASK_CONFIGS=none,sleepy-pid,perf-pid,perf-pid-tuned]
 #                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC: hours under TCG)
 #   bash bench/peers.sh --report     # the table again from the last run
 #
@@ -46,6 +47,7 @@ extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-997}"
 [ -n "${BENCH_CONFIGS:-}" ] && extra="$extra sleepy.configs=$BENCH_CONFIGS"
 [ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
 [ -n "${BENCH_IDLE_CONFIGS:-}" ] && extra="$extra sleepy.idle_configs=$BENCH_IDLE_CONFIGS"
+[ -n "${BENCH_TASK_CONFIGS:-}" ] && extra="$extra sleepy.task_configs=$BENCH_TASK_CONFIGS"
 [ -n "${BENCH_BCC:-}" ] && extra="$extra sleepy.bcc=$BENCH_BCC"
 [ -n "${BENCH_BCC_REPS:-}" ] && extra="$extra sleepy.bcc_reps=$BENCH_BCC_REPS"
 # BENCH_BOOTS boots, each running every repetition: a figure that moves
