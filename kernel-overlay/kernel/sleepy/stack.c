@@ -25,10 +25,10 @@
  * is then read at the stack pointer, as the instructions at the IP tell.
  */
 #include <linux/percpu.h>
-#include <linux/slab.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/uaccess.h>
 
