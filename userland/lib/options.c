@@ -39,9 +39,6 @@ static bool parse_seconds_ms(const char *s, uint64_t *ms)
 	return true;
 }
 
-/* What a record's 16-bit size holds, a multiple of 8. */
-#define MAX_RECORD_SIZE	0xfff8
-
 /*
  * With -g the largest sample must fit into a record's size and into one
  * of the eight sub-buffers a CPU's buffer has at least (at most 128K
@@ -60,10 +57,10 @@ static int stack_fits(const struct sleepy_session_options *opts,
 
 	if (!(opts->attr.flags & SLEEPY_FLAG_CALLCHAIN))
 		return -1;
-	if (record > MAX_RECORD_SIZE) {
+	if (record > SLEEPY_RECORD_MAX_SIZE) {
 		fprintf(stderr, "%s: --max-stack %" PRIu64 ": a sample holds at most %" PRIu64
 			" frames a stack\n", tool, depth,
-			(MAX_RECORD_SIZE - fixed) / 16);
+			(SLEEPY_RECORD_MAX_SIZE - fixed) / 16);
 		return SLEEPY_EXIT_USAGE;
 	}
 	if (record <= subbuf - sizeof(struct sleepy_subbuf_header))

@@ -79,7 +79,7 @@ struct sleepy_text {
 	char text[];
 };
 
-#define SLEEPY_TEXT_MAX		(65528 - sizeof(struct sleepy_record_header))
+#define SLEEPY_TEXT_MAX		(SLEEPY_RECORD_MAX_SIZE - sizeof(struct sleepy_record_header))
 
 /*
  * Interrupt records of recordings made with earlier kernels, which wrote

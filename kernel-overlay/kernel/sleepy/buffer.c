@@ -62,8 +62,6 @@
 
 #define SLEEPY_MAX_SUBBUF_SIZE	(128U << 10)
 #define SLEEPY_MIN_SUBBUFS	8
-/* What the header's 16-bit size field holds, a multiple of 8. */
-#define SLEEPY_MAX_RECORD_SIZE	round_down(U16_MAX, 8)
 
 /* Every sub-buffer starts with the header the reader goes by. */
 static int sleepy_subbuf_start(struct rchan_buf *buf, void *subbuf,
@@ -108,7 +106,7 @@ size_t sleepy_buffer_max_record(size_t size)
 {
 	return min(sleepy_subbuf_size(size) -
 		   sizeof(struct sleepy_subbuf_header),
-		   (size_t)SLEEPY_MAX_RECORD_SIZE);
+		   (size_t)SLEEPY_RECORD_MAX_SIZE);
 }
 
 /**
@@ -327,7 +325,7 @@ static bool sleepy_buffer_append(struct sleepy_buffer *buffer, void *record,
 	 * record whose size the header cannot hold, which the session's
 	 * checks rule out.
 	 */
-	if (unlikely(!buf || WARN_ON_ONCE(size > SLEEPY_MAX_RECORD_SIZE))) {
+	if (unlikely(!buf || WARN_ON_ONCE(size > SLEEPY_RECORD_MAX_SIZE))) {
 		written = false;
 		goto count;
 	}

@@ -170,6 +170,9 @@ struct sleepy_record_header {
 	__u32 cpu;	/* CPU whose buffer the record was written to */
 };
 
+/* The largest record: the most @size holds, a multiple of 8. */
+#define SLEEPY_RECORD_MAX_SIZE		0xfff8
+
 /*
  * Each relay sub-buffer starts with this header.  The writer updates
  * @committed after every record, so a reader holding a complete
