@@ -24,6 +24,11 @@
 #define CELL		256	/* bytes of a cell's text, with its NUL */
 #define ROW_BATCH	16	/* rows looked up together */
 /*
+ * Rows are read in sorted order, all over memory: the one this many
+ * places ahead is fetched while the current one is worked on.
+ */
+#define ROW_AHEAD	16
+/*
  * Rows of equal samples are in the order of their cells' texts joined by
  * this byte (which no name holds): a text that begins another comes
  * first, unless the other goes on with a control byte.
@@ -86,7 +91,10 @@ struct sort {
 	const struct sleepy_report_options *opts;
 	struct sleepy_profile *profile;
 	unsigned int ncells;
-	struct sleepy_table rows;	/* struct sorted_row and its cells */
+	size_t row_size;		/* struct sorted_row and its cells */
+	unsigned char *rows;		/* every row, a group after the other */
+	size_t nrows, rows_capacity;
+	struct sleepy_table group;	/* the rows of the group being built */
 	struct sleepy_table copies;	/* char *: the cells' texts */
 	struct sleepy_table names;	/* struct named */
 };
@@ -179,28 +187,33 @@ static int cmp_text(const char *a, const char *b, char end)
 }
 
 /*
- * The order of @a and @b as @format writes them, without writing them:
- * their digits left-aligned compare as the texts do, and of equal ones
- * the shorter text (fewer digits) comes first.  DECIMAL numbers are pids
- * and tids, of 32 bits.
+ * @n as @format writes it, left-aligned: such values compare as the
+ * texts do, and of equal ones the shorter text (fewer *@digits) comes
+ * first.  DECIMAL numbers are pids and tids, of 32 bits.
  */
-static int cmp_numbers(uint64_t a, uint64_t b, enum number_format format)
+static uint64_t aligned_number(uint64_t n, enum number_format format,
+			       unsigned int *digits)
 {
-	unsigned int da = 1, db = 1;
+	unsigned int d = 1;
 
 	if (format == HEX) {
-		da = a ? (64 - __builtin_clzll(a) + 3) / 4 : 1;
-		db = b ? (64 - __builtin_clzll(b) + 3) / 4 : 1;
-		a <<= 64 - 4 * da;
-		b <<= 64 - 4 * db;
-	} else {
-		for (; da < 10 && a >= decimal_powers[da]; da++)
-			;
-		for (; db < 10 && b >= decimal_powers[db]; db++)
-			;
-		a *= decimal_powers[10 - da];
-		b *= decimal_powers[10 - db];
+		d = n ? (64 - __builtin_clzll(n) + 3) / 4 : 1;
+		*digits = d;
+		return n << (64 - 4 * d);
 	}
+	for (; d < 10 && n >= decimal_powers[d]; d++)
+		;
+	*digits = d;
+	return n * decimal_powers[10 - d];
+}
+
+/* The order of @a and @b as @format writes them, without writing them. */
+static int cmp_numbers(uint64_t a, uint64_t b, enum number_format format)
+{
+	unsigned int da, db;
+
+	a = aligned_number(a, format, &da);
+	b = aligned_number(b, format, &db);
 	if (a != b)
 		return a < b ? -1 : 1;
 	return da < db ? -1 : da > db;
@@ -288,6 +301,15 @@ static const char *named_text(struct sort *s, const char *mark,
 	return named->text;
 }
 
+/* The cell of @key (app or pid) for every count of @app. */
+static struct cell app_cell(struct sort *s, enum sleepy_sort_key key,
+			    const struct sleepy_app *app)
+{
+	if (key == SLEEPY_SORT_APP)
+		return (struct cell) { .text = named_text(s, "", app->label) };
+	return (struct cell) { no_text, app->pid };
+}
+
 /* The cell of @key for @count of @app, whose function is @function. */
 static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 			    const struct sleepy_app *app,
@@ -300,9 +322,8 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 
 	switch (key) {
 	case SLEEPY_SORT_APP:
-		return (struct cell) { .text = named_text(s, "", app->label) };
 	case SLEEPY_SORT_PID:
-		return (struct cell) { no_text, app->pid };
+		return app_cell(s, key, app);
 	case SLEEPY_SORT_TID:
 		return (struct cell) { no_text, count->tid };
 	case SLEEPY_SORT_DSO:
@@ -342,7 +363,7 @@ static int same_cells(const void *slot, const void *arg)
 	return 1;
 }
 
-/* The key of the row of @cells in s->rows. */
+/* The key of the row of @cells in s->group. */
 static uint64_t row_hash(const struct sort *s, const struct cell *cells)
 {
 	uint64_t hash = 0;
@@ -354,17 +375,22 @@ static uint64_t row_hash(const struct sort *s, const struct cell *cells)
 	return hash;
 }
 
-/* The row of @cells (whose key is @hash) in s->rows, of 0 samples if new. */
+/* The row of @cells (whose key is @hash) in s->group, of 0 samples if new. */
 static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
 				 uint64_t hash)
 {
 	struct row_key key = { cells, s->ncells };
 	struct sorted_row *row;
 
-	row = sleepy_table_get(&s->rows, hash, same_cells, &key);
+	row = sleepy_table_get(&s->group, hash, same_cells, &key);
 	if (!row->cells[0].text)
 		memcpy(row->cells, cells, s->ncells * sizeof(*cells));
 	return row;
+}
+
+static struct sorted_row *row_at(const struct sort *s, size_t i)
+{
+	return (struct sorted_row *)(s->rows + i * s->row_size);
 }
 
 /* The function of @count of @app and its file (*@dso), NULL if unknown. */
@@ -392,16 +418,16 @@ struct row_batch {
 };
 
 /*
- * Adds the batch's samples to their rows.  With a row per IP the table
- * is far larger than the caches: the entries of a batch are fetched
- * together, so that the waits overlap.
+ * Adds the batch's samples to their rows.  When the group is every row,
+ * the table is far larger than the caches: the entries of a batch are
+ * fetched together, so that the waits overlap.
  */
 static void add_batch(struct sort *s, struct row_batch *b)
 {
 	unsigned int i;
 
 	for (i = 0; i < b->n; i++) {
-		const void *entry = sleepy_table_probe(&s->rows, b->hash[i]);
+		const void *entry = sleepy_table_probe(&s->group, b->hash[i]);
 
 		if (entry)
 			__builtin_prefetch(entry);
@@ -411,46 +437,116 @@ static void add_batch(struct sort *s, struct row_batch *b)
 	b->n = 0;
 }
 
-/*
- * The rows of every selected application's IP counts, keyed by
- * @opts->sort, in s->rows.  Taken from the tables as they are: the rows
- * are sorted once built, so the counts need no order of their own.
- */
-static void add_rows(struct sort *s)
+/* Adds the rows of every IP count of @app to s->group. */
+static void add_app_rows(struct sort *s, const struct sleepy_app *app,
+			 struct row_batch *batch)
 {
 	const struct sleepy_report_options *opts = s->opts;
-	struct sleepy_table *apps = &s->profile->apps;
 	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
 			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
 	const char *function = NULL, *dso = NULL;
-	struct row_batch batch = { .n = 0 };
 	unsigned int k;
-	size_t a, i;
+	size_t i;
 
-	for (a = 0; a < apps->capacity; a++) {
-		struct sleepy_app *app = sleepy_table_slot(apps, a);
+	for (i = 0; i < app->ips.capacity; i++) {
+		const struct sleepy_ip_count *count =
+			sleepy_table_slot((struct sleepy_table *)&app->ips, i);
+		struct cell *cells = batch->cells[batch->n];
 
-		if (!app || !sleepy_report_app_selected(opts, app))
+		if (!count)
 			continue;
-		for (i = 0; i < app->ips.capacity; i++) {
-			const struct sleepy_ip_count *count =
-				sleepy_table_slot(&app->ips, i);
-			struct cell *cells = batch.cells[batch.n];
-
-			if (!count)
-				continue;
-			if (by_function)
-				function = function_of(s, app, count, &dso);
-			for (k = 0; k < s->ncells; k++)
-				cells[k] = key_cell(s, opts->sort[k], app, count,
-						    function, dso);
-			batch.hash[batch.n] = row_hash(s, cells);
-			batch.samples[batch.n++] = count->samples;
-			if (batch.n == ROW_BATCH)
-				add_batch(s, &batch);
-		}
+		if (by_function)
+			function = function_of(s, app, count, &dso);
+		for (k = 0; k < s->ncells; k++)
+			cells[k] = key_cell(s, opts->sort[k], app, count,
+					    function, dso);
+		batch->hash[batch->n] = row_hash(s, cells);
+		batch->samples[batch->n++] = count->samples;
+		if (batch->n == ROW_BATCH)
+			add_batch(s, batch);
 	}
-	add_batch(s, &batch);
+}
+
+/* Moves the group's rows to the end of s->rows. */
+static void end_group(struct sort *s, struct row_batch *batch)
+{
+	size_t i;
+
+	add_batch(s, batch);
+	if (s->nrows + s->group.used > s->rows_capacity) {
+		s->rows_capacity = 2 * (s->nrows + s->group.used);
+		s->rows = sleepy_xrealloc(s->rows, s->rows_capacity * s->row_size);
+	}
+	for (i = 0; i < s->group.capacity; i++) {
+		const void *row = sleepy_table_slot(&s->group, i);
+
+		if (row)
+			memcpy(row_at(s, s->nrows++), row, s->row_size);
+	}
+	sleepy_table_free(&s->group);
+}
+
+/* A selected application and the first cell of its rows. */
+struct grouped_app {
+	struct cell first;
+	const struct sleepy_app *app;
+};
+
+static bool same_group(const struct grouped_app *a,
+		       const struct grouped_app *b)
+{
+	return a->first.text == b->first.text &&
+	       a->first.number == b->first.number;
+}
+
+/* By group, then by appid: the same groups in the same order every run. */
+static int cmp_grouped_apps(const void *a, const void *b)
+{
+	const struct grouped_app *x = a, *y = b;
+
+	if (x->first.text != y->first.text)
+		return (uintptr_t)x->first.text < (uintptr_t)y->first.text ? -1 : 1;
+	if (x->first.number != y->first.number)
+		return x->first.number < y->first.number ? -1 : 1;
+	return sleepy_cmp_u64(x->app->appid, y->app->appid);
+}
+
+/*
+ * The rows of every selected application's IP counts, keyed by
+ * @opts->sort, in s->rows.  When the first key is app or pid, a row's
+ * first cell is its application's, and applications whose first cells
+ * differ share no row: their rows are built a group at a time, in a
+ * table of the group's size.  One table of every row outgrew the caches
+ * and took most of a large report's time.  The rows are sorted once
+ * built, so neither the groups nor the counts need an order of their own.
+ */
+static void add_rows(struct sort *s)
+{
+	enum sleepy_sort_key first = s->opts->sort[0];
+	bool grouped = first == SLEEPY_SORT_APP || first == SLEEPY_SORT_PID;
+	struct sleepy_table *apps = &s->profile->apps;
+	struct row_batch batch = { .n = 0 };
+	struct grouped_app *selected;
+	size_t napps = 0, a;
+
+	selected = sleepy_xcalloc(apps->used ?: 1, sizeof(*selected));
+	for (a = 0; a < apps->capacity; a++) {
+		const struct sleepy_app *app = sleepy_table_slot(apps, a);
+
+		if (!app || !sleepy_report_app_selected(s->opts, app))
+			continue;
+		selected[napps].app = app;
+		if (grouped)
+			selected[napps].first = app_cell(s, first, app);
+		napps++;
+	}
+	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
+	for (a = 0; a < napps; a++) {
+		add_app_rows(s, selected[a].app, &batch);
+		if (a + 1 == napps || !same_group(&selected[a], &selected[a + 1]))
+			end_group(s, &batch);
+	}
+	free(selected);
 }
 
 /* --sort cpu: every CPU's samples in the recording and its counters. */
@@ -496,8 +592,8 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	s->opts = opts;
 	s->profile = profile;
 	s->ncells = opts->nsort;
-	sleepy_table_init(&s->rows, sizeof(struct sorted_row) +
-				    s->ncells * sizeof(struct cell));
+	s->row_size = sizeof(struct sorted_row) + s->ncells * sizeof(struct cell);
+	sleepy_table_init(&s->group, s->row_size);
 	sleepy_table_init(&s->copies, sizeof(char *));
 	sleepy_table_init(&s->names, sizeof(struct named));
 }
@@ -506,119 +602,176 @@ static void sort_free(struct sort *s)
 {
 	sleepy_intern_free(&s->copies);
 	sleepy_table_free(&s->names);
-	sleepy_table_free(&s->rows);
+	free(s->rows);
 }
 
-/* A distinct cell of one key, and its place among that key's cells. */
-struct ranked_cell {
-	struct cell cell;
+/* A distinct text of one key's cells without a number, and its rank. */
+struct ranked_text {
+	const char *text;
 	uint64_t rank;
 };
 
-/* The key and the byte after it that cmp_ranked() orders cells by. */
-struct rank_context {
-	enum sleepy_sort_key key;
-	char end;
-};
-
-static int cmp_ranked(const void *a, const void *b, void *arg)
+static int cmp_ranked_texts(const void *a, const void *b, void *end)
 {
-	const struct ranked_cell *x = a, *y = b;
-	const struct rank_context *c = arg;
-
-	return cmp_cells(c->key, &x->cell, &y->cell, c->end);
-}
-
-static uint64_t cell_hash(const struct cell *c)
-{
-	return ((uintptr_t)c->text * 0x9e3779b97f4a7c15ULL) ^ c->number;
-}
-
-static int same_cell(const void *slot, const void *arg)
-{
-	const struct cell *a = slot, *b = arg;
-
-	return a->text == b->text && a->number == b->number;
+	return cmp_text(((const struct ranked_text *)a)->text,
+			((const struct ranked_text *)b)->text, *(char *)end);
 }
 
 /*
- * Ranks the distinct cells of key @k in @ranked (struct ranked_cell):
- * equal ranks for cells that order as equals.  Returns how many ranks.
+ * A numbered cell as an order: sorted as orders are (most samples
+ * first), the lowest @samples is the cell that comes first.  Its text
+ * first (the texts of a key's numbered cells differ before their
+ * numbers: "" alone, or the marks, "[.] " before "[k] "), then its
+ * digits left-aligned, then how many.
  */
-static uint64_t rank_cells(struct sort *s, unsigned int k,
-			   struct sleepy_table *ranked)
+static struct sleepy_order numbered_order(const struct cell *c,
+					  enum number_format format,
+					  const struct sorted_row *row)
 {
-	struct rank_context context = {
-		s->opts->sort[k], k + 1 < s->ncells ? SEPARATOR : '\0',
+	uint64_t text = c->text == kernel_mark ? 2 : c->text == user_mark;
+	unsigned int digits;
+	uint64_t aligned = aligned_number(c->number, format, &digits);
+
+	return (struct sleepy_order) {
+		.samples = ~(text << 8 | aligned >> 56),
+		.ranks = aligned << 8 | digits,
+		.item = row,
 	};
-	struct ranked_cell *cells, *slot;
-	uint64_t rank = 0;
-	size_t n = 0, i;
+}
 
-	sleepy_table_init(ranked, sizeof(struct ranked_cell));
-	for (i = 0; i < s->rows.capacity; i++) {
-		const struct sorted_row *row = sleepy_table_slot(&s->rows, i);
+/*
+ * cmp_cells() of the text cell @text and the numbered cell @c of @key:
+ * most texts differ from @c's text and "0x" before its digits, and
+ * need no digits written.
+ */
+static int cmp_text_number(enum sleepy_sort_key key, const char *text,
+			   const struct cell *c, char end)
+{
+	const char *prefix = c->text;
+	const char *t = text;
+	struct cell named = { text, 0 };
 
-		if (row) {
-			slot = sleepy_table_get(ranked, cell_hash(&row->cells[k]),
-						same_cell, &row->cells[k]);
-			slot->cell = row->cells[k];
-		}
+	for (; *prefix && *t == *prefix; t++, prefix++)
+		;
+	if (*prefix)
+		return (unsigned char)(*t ?: end) - (unsigned char)*prefix;
+	if (number_format(key, c) == HEX && t[0] != '0')
+		return (unsigned char)(t[0] ?: end) - '0';
+	if (number_format(key, c) == HEX && t[1] != 'x')
+		return (unsigned char)(t[1] ?: end) - 'x';
+	return cmp_cells(key, &named, c, end);
+}
+
+/*
+ * Ranks key @k's cells of every row into @rank (one per row): equal
+ * ranks for cells that order as equals.  Returns how many ranks.  Text
+ * cells are few (names), ranked by sorting the distinct ones; numbered
+ * cells are about one per row (an unnamed IP's), sorted as numbers by a
+ * radix sort; the two orders are then merged.  Hashing and sorting every
+ * distinct cell as text took a fifth of a large report's time.
+ */
+static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
+{
+	enum sleepy_sort_key key = s->opts->sort[k];
+	char end = k + 1 < s->ncells ? SEPARATOR : '\0';
+	struct sleepy_table texts;
+	struct ranked_text *sorted, *slot;
+	struct sleepy_order *numbered;
+	struct cell previous = { NULL, 0 };
+	const struct cell *c;
+	size_t ntexts = 0, nnumbered = 0, i = 0, j = 0, row;
+	uint64_t r = 0;
+
+	sleepy_table_init(&texts, sizeof(struct ranked_text));
+	numbered = sleepy_xcalloc(s->nrows ?: 1, sizeof(*numbered));
+	for (row = 0; row < s->nrows; row++) {
+		c = &row_at(s, row)->cells[k];
+		if (number_format(key, c) == NO_NUMBER)
+			((struct ranked_text *)sleepy_table_get(&texts,
+				(uintptr_t)c->text, NULL, NULL))->text = c->text;
+		else
+			numbered[nnumbered++] = numbered_order(c,
+				number_format(key, c), row_at(s, row));
 	}
-	cells = sleepy_xcalloc(ranked->used ?: 1, sizeof(*cells));
-	for (i = 0; i < ranked->capacity; i++) {
-		slot = sleepy_table_slot(ranked, i);
-		if (slot)
-			cells[n++] = *slot;
+	sorted = sleepy_xcalloc(texts.used ?: 1, sizeof(*sorted));
+	for (row = 0; row < texts.capacity; row++)
+		if ((slot = sleepy_table_slot(&texts, row)))
+			sorted[ntexts++] = *slot;
+	qsort_r(sorted, ntexts, sizeof(*sorted), cmp_ranked_texts, &end);
+	sleepy_sort_orders(numbered, nnumbered, NULL, NULL);
+
+	while (i < ntexts || j < nnumbered) {
+		const struct sorted_row *numbered_row = NULL;
+		bool text_first;
+		struct cell cell;
+
+		if (j + ROW_AHEAD < nnumbered)
+			__builtin_prefetch(numbered[j + ROW_AHEAD].item);
+		if (j < nnumbered)
+			numbered_row = numbered[j].item;
+		text_first = !numbered_row ||
+			     (i < ntexts &&
+			      cmp_text_number(key, sorted[i].text,
+					      &numbered_row->cells[k], end) <= 0);
+		cell = text_first ? (struct cell) { sorted[i].text, 0 } :
+				    numbered_row->cells[k];
+		if (previous.text && cmp_cells(key, &previous, &cell, end))
+			r++;
+		previous = cell;
+		if (text_first)
+			((struct ranked_text *)sleepy_table_find(&texts,
+				(uintptr_t)sorted[i++].text, NULL, NULL))->rank = r;
+		else
+			rank[((const unsigned char *)numbered_row - s->rows) /
+			     s->row_size] = r;
+		j += !text_first;
 	}
-	qsort_r(cells, n, sizeof(*cells), cmp_ranked, &context);
-	for (i = 0; i < n; i++) {
-		if (i && cmp_ranked(&cells[i - 1], &cells[i], &context))
-			rank++;
-		slot = sleepy_table_find(ranked, cell_hash(&cells[i].cell),
-					 same_cell, &cells[i].cell);
-		slot->rank = rank;
+	for (row = 0; row < s->nrows; row++) {
+		c = &row_at(s, row)->cells[k];
+		if (number_format(key, c) == NO_NUMBER)
+			rank[row] = ((struct ranked_text *)sleepy_table_find(&texts,
+				(uintptr_t)c->text, NULL, NULL))->rank;
 	}
-	free(cells);
-	return rank + 1;
+	free(numbered);
+	free(sorted);
+	sleepy_table_free(&texts);
+	return r + 1;
 }
 
 /*
  * s->rows in the report's order, in an array the caller frees.  Each
- * key's distinct cells are ranked once (a few hundred thousand names at
- * most, where rows are millions), and the rows ordered by their samples
- * and ranks, as many keys' as fit in 64 bits: comparing the cells' texts
- * row by row took most of a large report's time.
+ * key's cells are ranked once, and the rows ordered by their samples and
+ * ranks, as many keys' as fit in 64 bits: comparing the cells' texts row
+ * by row took most of a large report's time.
  */
 static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
 {
-	struct sleepy_table ranked[SLEEPY_SORT_KEYS];
-	uint64_t radix[SLEEPY_SORT_KEYS], span = 1;
+	uint64_t *rank[SLEEPY_SORT_KEYS], radix[SLEEPY_SORT_KEYS], span = 1;
 	struct sleepy_order *orders;
-	unsigned int nranked = 0, k;
+	unsigned int nranked, k;
 	size_t i;
 
-	for (k = 0; k < s->ncells; k++) {
-		radix[k] = rank_cells(s, k, &ranked[k]);
-		if (nranked == k && !__builtin_mul_overflow(span, radix[k], &span))
-			nranked++;
+	for (nranked = 0; nranked < s->ncells; nranked++) {
+		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint64_t));
+		radix[nranked] = rank_cells(s, nranked, rank[nranked]);
+		if (__builtin_mul_overflow(span, radix[nranked], &span)) {
+			free(rank[nranked]);
+			break;
+		}
 	}
-	orders = sleepy_xcalloc(s->rows.used ?: 1, sizeof(*orders));
-	for (i = 0, *n = 0; i < s->rows.capacity; i++) {
-		const struct sorted_row *row = sleepy_table_slot(&s->rows, i);
+	orders = sleepy_xcalloc(s->nrows ?: 1, sizeof(*orders));
+	for (i = 0; i < s->nrows; i++) {
 		uint64_t ranks = 0;
 
-		if (!row)
-			continue;
 		for (k = 0; k < nranked; k++)
-			ranks = ranks * radix[k] +
-				((struct ranked_cell *)sleepy_table_find(&ranked[k],
-					cell_hash(&row->cells[k]), same_cell,
-					&row->cells[k]))->rank;
-		orders[(*n)++] = (struct sleepy_order) { row->samples, ranks, row };
+			ranks = ranks * radix[k] + rank[k][i];
+		orders[i] = (struct sleepy_order) {
+			row_at(s, i)->samples, ranks, row_at(s, i),
+		};
 	}
-	for (k = 0; k < s->ncells; k++)
-		sleepy_table_free(&ranked[k]);
+	for (k = 0; k < nranked; k++)
+		free(rank[k]);
+	*n = s->nrows;
 	/* Past the keys ranked, the cells themselves. */
 	sleepy_sort_orders(orders, *n, nranked < s->ncells ? cmp_rows : NULL, s);
 	return orders;
@@ -655,6 +808,8 @@ void sleepy_sort_report(struct sleepy_output *out,
 	rows = sorted_rows(&s, &n);
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
 	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
+		if (i + ROW_AHEAD < n)
+			__builtin_prefetch(rows[i + ROW_AHEAD].item);
 		row = rows[i].item;
 		/* Rows come by samples: most repeat the one before's. */
 		if (!i || row->samples != previous_samples) {

@@ -343,12 +343,68 @@ static void merge_sort_orders(struct sleepy_order *a, struct sleepy_order *tmp,
 		a[k++] = tmp[i++];
 }
 
+/* Byte @byte of @order's sort key: ranks, then samples inverted (most first). */
+static unsigned int order_byte(const struct sleepy_order *order,
+			       unsigned int byte)
+{
+	uint64_t word = byte < 8 ? order->ranks : ~order->samples;
+
+	return word >> (byte % 8 * 8) & 0xff;
+}
+
+/*
+ * Stable LSD radix sort of @n orders by samples (descending) and ranks, a
+ * byte a time from the ranks' lowest; bytes all orders share are skipped.
+ * The same order as merge_sort_orders() without a tie (both are stable),
+ * in linear time: a report of millions of rows spent a tenth of its time
+ * merging them.
+ */
+static void radix_sort_orders(struct sleepy_order *orders, size_t n)
+{
+	struct sleepy_order *from = orders;
+	struct sleepy_order *to = sleepy_xcalloc(n ?: 1, sizeof(*to));
+	size_t (*counts)[256] = sleepy_xcalloc(16, sizeof(*counts));
+	unsigned int byte, b;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		for (byte = 0; byte < 16; byte++)
+			counts[byte][order_byte(&orders[i], byte)]++;
+	for (byte = 0; byte < 16; byte++) {
+		size_t *count = counts[byte], next = 0;
+		struct sleepy_order *swap;
+
+		if (n && count[order_byte(&orders[0], byte)] == n)
+			continue;
+		for (b = 0; b < 256; b++) {
+			size_t c = count[b];
+
+			count[b] = next;
+			next += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[order_byte(&from[i], byte)]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != orders)
+		memcpy(orders, from, n * sizeof(*orders));
+	free(from == orders ? to : from);
+	free(counts);
+}
+
 void sleepy_sort_orders(struct sleepy_order *orders, size_t n,
 			int (*tie)(const void *a, const void *b, const void *arg),
 			const void *arg)
 {
-	struct sleepy_order *tmp = sleepy_xcalloc(n / 2 + 1, sizeof(*tmp));
+	struct sleepy_order *tmp;
 
+	if (!tie) {
+		radix_sort_orders(orders, n);
+		return;
+	}
+	tmp = sleepy_xcalloc(n / 2 + 1, sizeof(*tmp));
 	merge_sort_orders(orders, tmp, n, tie, arg);
 	free(tmp);
 }

@@ -46,7 +46,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 121
+#define PLANNED_TESTS 122
 
 static int failures, tests;
 
@@ -2072,6 +2072,75 @@ static void test_sort(void)
 	free(b.data);
 }
 
+/*
+ * --sort sym: rows of equal samples in the order of their texts, names
+ * and unnamed IPs ("[.] 0x...") mixed, names that look like numbers too.
+ */
+static void test_sort_ties(void)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x401000, .size = 0x10, .name = "main" },
+		{ .start = 0x402000, .size = 0x10, .name = "0x4fz" },
+		{ .start = 0x403000, .size = 0x10, .name = "0abc" },
+		{ .start = 0x404000, .size = 0x10, .name = "!bang" },
+		{ .start = 0x405000, .size = 0x10, .name = "0x" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "loop", .syms = syms, .count = 5,
+	};
+	static const uint64_t ips[] = {
+		0x401000, 0x5, 0x402000, 0x50, 0x403000, 0x4f0, 0x404000, 0x4f,
+		0x405000, 0x6, 0xa00000,
+	};
+	struct sleepy_report_options opts = {
+		.path = "t", .format = SLEEPY_FORMAT_CSV,
+		.symbols = &symbols, .nsymbols = 1, .chain_depth = 1,
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct builder b = {};
+	char error[128], *out = NULL;
+	size_t i, size;
+	FILE *f;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "loop", 1);
+	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++) {
+		struct sleepy_sample r = {
+			.header = { SLEEPY_REC_SAMPLE, sizeof(r), 0 },
+			.time_ns = 2000 + b.size, .user_ip = ips[i],
+			.tid = 101, .appid = 1,
+		};
+
+		put(&b, &r, sizeof(r));
+	}
+	put_trailer(&b, 11, 0);
+	sleepy_sort_parse("app,sym", &opts, error, sizeof(error));
+	sleepy_profile_init(&p);
+	if (!sleepy_recording_open_mem(&rec, b.data, b.size))
+		sleepy_profile_read(&p, &rec);
+	f = open_memstream(&out, &size);
+	sleepy_report(f, &opts, &p, &rec);
+	fclose(f);
+	check_output(out != NULL, out,
+		     "report,samples,percent,app,sym\n"
+		     "sorted,1,9.0909,loop#1,[.] !bang\n"
+		     "sorted,1,9.0909,loop#1,[.] 0abc\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x4f\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x4f0\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x4fz\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x5\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x50\n"
+		     "sorted,1,9.0909,loop#1,[.] 0x6\n"
+		     "sorted,1,9.0909,loop#1,[.] 0xa00000\n"
+		     "sorted,1,9.0909,loop#1,[.] main\n",
+		     "--sort app,sym: tied rows by text, names among unnamed IPs as strcmp() orders them");
+	free(out);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 typedef Perftools__Profiles__Profile Pprof;
 
 /* @path, gunzipped and unpacked; NULL if it is no gzip'd profile. */
@@ -2880,6 +2949,7 @@ int main(int argc, char **argv)
 	test_pprof();
 	test_flamegraph();
 	test_sort();
+	test_sort_ties();
 	test_sort_cpu();
 	test_call_stacks();
 	test_pprof_stacks();
