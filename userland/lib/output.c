@@ -135,6 +135,21 @@ static char *append_padded(char *p, const char *s, size_t len, size_t width)
 }
 
 /*
+ * Appends @s (@len bytes) to the text row at @p, in o->text; a text too
+ * long for what is left of it goes out after what is there.
+ */
+static char *append_text(struct sleepy_output *o, char *p, const char *s,
+			 size_t len)
+{
+	if (len + 128 <= sizeof(o->text) - (p - o->text))
+		return (char *)memcpy(p, s, len) + len;
+	o->text_used = p - o->text;
+	flush_text(o);
+	fwrite(s, 1, len, o->out);
+	return o->text;
+}
+
+/*
  * The text row, built in o->text: with printf formatting every column,
  * writing the rows took longer than reading the recording.
  */
@@ -173,13 +188,12 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 			p = append_padded(p, ip, strlen(ip), 18);
 			*p++ = ' ';
 		}
-		if (r->function) {
-			o->text_used = p - o->text;
-			flush_text(o);
-			fputs(r->function, o->out);
-			if (r->dso)
-				fprintf(o->out, " (%s)", r->dso);
-			p = o->text;
+		if (r->function)
+			p = append_text(o, p, r->function, strlen(r->function));
+		if (r->function && r->dso) {
+			p = stpcpy(p, " (");
+			p = append_text(o, p, r->dso, strlen(r->dso));
+			*p++ = ')';
 		}
 		p = stpcpy(p, o->columns == SLEEPY_COLUMNS_IP && r->in_kernel ?
 			   " [k]\n" : "\n");

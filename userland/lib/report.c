@@ -12,6 +12,12 @@
 #include "sched_report.h"
 #include "sort_report.h"
 
+/*
+ * Counts and rows read out of order are fetched this many places ahead of
+ * the one worked on: they lie all over millions of others.
+ */
+#define AHEAD	16
+
 /* What the reports call an IP count. */
 struct ip_name {
 	const char *function;	/* NULL if unknown */
@@ -19,25 +25,64 @@ struct ip_name {
 };
 
 /*
- * The names of @ips, looked up once for every report.  NULL if nothing
- * can name them; *@mapped tells whether the mappings named any.
+ * The places in @ips (sorted by samples) of each application's counts,
+ * one application after the other: looking names up and adding functions
+ * up an application at a time keeps its mappings and its rows in the
+ * caches, where the report's order went all over millions of them.
+ * Every count's application is in the profile: it holds the count.
+ */
+static size_t *ips_by_app(struct sleepy_profile *profile,
+			  struct sleepy_ip_count **ips, size_t nips)
+{
+	size_t *start = sleepy_xcalloc(profile->apps.capacity + 1,
+				       sizeof(*start));
+	size_t *order = sleepy_xcalloc(nips + 1, sizeof(*order));
+	size_t *app_of = sleepy_xcalloc(nips + 1, sizeof(*app_of));
+	size_t i, next = 0;
+
+	for (i = 0; i < nips; i++) {
+		/* Not sleepy_profile_app(), which may grow the table. */
+		app_of[i] = sleepy_table_index(&profile->apps,
+			sleepy_table_find(&profile->apps, ips[i]->appid,
+					  NULL, NULL));
+		start[app_of[i]]++;
+	}
+	for (i = 0; i < profile->apps.capacity; i++) {
+		size_t here = start[i];
+
+		start[i] = next;
+		next += here;
+	}
+	for (i = 0; i < nips; i++)
+		order[start[app_of[i]]++] = i;
+	free(app_of);
+	free(start);
+	return order;
+}
+
+/*
+ * The names of @ips, looked up once for every report, an application at a
+ * time (@order).  NULL if nothing can name them; *@mapped tells whether the
+ * mappings named any.
  */
 static struct ip_name *name_ips(const struct sleepy_report_options *opts,
 				struct sleepy_profile *profile,
-				struct sleepy_ip_count **ips, size_t nips,
-				bool *mapped)
+				struct sleepy_ip_count **ips, const size_t *order,
+				size_t nips, bool *mapped)
 {
 	const struct sleepy_app *app = NULL;
 	struct ip_name *names;
-	size_t i;
+	size_t o, i;
 
 	*mapped = false;
 	if (!opts->nsymbols && !(opts->dsos && profile->nmappings) &&
 	    !profile->ksyms.count)
 		return NULL;
 	names = calloc(nips + 1, sizeof(*names));
-	for (i = 0; names && i < nips; i++) {
-		/* An application's counts follow each other. */
+	for (o = 0; names && o < nips; o++) {
+		if (o + AHEAD < nips)
+			__builtin_prefetch(ips[order[o + AHEAD]]);
+		i = order[o];
 		if (!app || app->appid != ips[i]->appid)
 			app = sleepy_profile_app(profile, ips[i]->appid);
 		if (!sleepy_report_app_selected(opts, app))
@@ -87,42 +132,37 @@ static int cmp_function_texts(const void *a, const void *b, const void *arg)
 }
 
 /*
- * The rows of @table in the report's order, in an array the caller frees:
- * by samples, then by their texts' ranks (one 64-bit number when the
- * three ranks fit in one, almost always; otherwise by the texts).
+ * The @n @rows in the report's order, in an array the caller frees: by
+ * samples, then by their texts' ranks (one 64-bit number when the three
+ * ranks fit in one, almost always; otherwise by the texts).
  */
-static struct sleepy_order *sorted_functions(struct sleepy_table *table)
+static struct sleepy_order *sorted_functions(const struct function_count *rows,
+					     size_t n)
 {
 	struct sleepy_table labels, functions, dsos;
 	struct sleepy_order *orders;
 	uint64_t nlabels, nfunctions, ndsos, span;
-	size_t i, n = 0;
+	const struct function_count *row;
+	size_t i;
 	bool fits;
 
 	sleepy_table_init(&labels, sizeof(struct sleepy_text_rank));
 	sleepy_table_init(&functions, sizeof(struct sleepy_text_rank));
 	sleepy_table_init(&dsos, sizeof(struct sleepy_text_rank));
-	for (i = 0; i < table->capacity; i++) {
-		const struct function_count *row = sleepy_table_slot(table, i);
-
-		if (row) {
-			sleepy_rank_add(&labels, row->app->label);
-			sleepy_rank_add(&functions, row->function);
-			sleepy_rank_add(&dsos, row->dso ?: "");
-		}
+	for (row = rows; row < rows + n; row++) {
+		sleepy_rank_add(&labels, row->app->label);
+		sleepy_rank_add(&functions, row->function);
+		sleepy_rank_add(&dsos, row->dso ?: "");
 	}
 	nlabels = sleepy_rank_texts(&labels);
 	nfunctions = sleepy_rank_texts(&functions);
 	ndsos = sleepy_rank_texts(&dsos);
 	fits = !__builtin_mul_overflow(nlabels, nfunctions, &span) &&
 	       !__builtin_mul_overflow(span, ndsos, &span);
-	orders = sleepy_xcalloc(table->used + 1, sizeof(*orders));
-	for (i = 0; i < table->capacity; i++) {
-		const struct function_count *row = sleepy_table_slot(table, i);
-
-		if (!row)
-			continue;
-		orders[n++] = (struct sleepy_order) {
+	orders = sleepy_xcalloc(n + 1, sizeof(*orders));
+	for (i = 0; i < n; i++) {
+		row = &rows[i];
+		orders[i] = (struct sleepy_order) {
 			.samples = row->samples,
 			.ranks = !fits ? 0 :
 				 (sleepy_text_rank(&labels, row->app->label) * nfunctions +
@@ -138,6 +178,25 @@ static struct sleepy_order *sorted_functions(struct sleepy_table *table)
 	return orders;
 }
 
+/* Moves the rows of @table to the end of *@rows (*@n of them) and empties it. */
+static void take_rows(struct sleepy_table *table, struct function_count **rows,
+		      size_t *n, size_t *size)
+{
+	size_t i;
+
+	if (*n + table->used > *size) {
+		*size = 2 * (*n + table->used);
+		*rows = sleepy_xrealloc(*rows, *size * sizeof(**rows));
+	}
+	for (i = 0; i < table->capacity; i++) {
+		const struct function_count *row = sleepy_table_slot(table, i);
+
+		if (row)
+			(*rows)[(*n)++] = *row;
+	}
+	sleepy_table_free(table);
+}
+
 /*
  * By function, of the applications -s names and, if the mappings named
  * any function, of all.
@@ -145,19 +204,27 @@ static struct sleepy_order *sorted_functions(struct sleepy_table *table)
 static void report_functions(struct sleepy_output *out,
 			     const struct sleepy_report_options *opts,
 			     struct sleepy_profile *profile,
-			     struct sleepy_ip_count **ips,
+			     struct sleepy_ip_count **ips, const size_t *order,
 			     const struct ip_name *names, size_t nips,
 			     bool mapped, uint64_t total)
 {
-	struct function_count key;
+	struct function_count key, *counts = NULL;
+	size_t ncounts = 0, size = 0, o, i;
+	struct sleepy_app *app = NULL;
 	struct sleepy_order *rows;
 	struct sleepy_table table;
-	size_t i;
 
+	/* Rows of two applications never add up: a table per application. */
 	sleepy_table_init(&table, sizeof(key));
-	for (i = 0; i < nips; i++) {
-		struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
+	for (o = 0; o < nips; o++) {
 		struct function_count *count;
+
+		if (o + AHEAD < nips)
+			__builtin_prefetch(ips[order[o + AHEAD]]);
+		i = order[o];
+		if (app && app->appid != ips[i]->appid)
+			take_rows(&table, &counts, &ncounts, &size);
+		app = sleepy_profile_app(profile, ips[i]->appid);
 
 		if (!sleepy_report_app_selected(opts, app) ||
 		    !(mapped || sleepy_report_named_by_s(opts, app)))
@@ -184,13 +251,18 @@ static void report_functions(struct sleepy_output *out,
 			*count = key;
 		count->samples += ips[i]->samples;
 	}
-	rows = sorted_functions(&table);
+	take_rows(&table, &counts, &ncounts, &size);
+	rows = sorted_functions(counts, ncounts);
 
 	sleepy_output_report(out, "by_function", "By application and function",
 			     SLEEPY_COLUMNS_FUNCTION);
-	for (i = 0; i < table.used && (!opts->top || i < opts->top); i++) {
+	for (i = 0; i < ncounts && (!opts->top || i < opts->top); i++) {
 		const struct function_count *count = rows[i].item;
-		struct sleepy_row row = {
+		struct sleepy_row row;
+
+		if (i + AHEAD < ncounts)
+			__builtin_prefetch(rows[i + AHEAD].item);
+		row = (struct sleepy_row) {
 			.app = count->app->label,
 			.pid = count->app->pid,
 			.function = count->function,
@@ -202,7 +274,7 @@ static void report_functions(struct sleepy_output *out,
 		sleepy_output_row(out, &row);
 	}
 	free(rows);
-	sleepy_table_free(&table);
+	free(counts);
 }
 
 void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
@@ -213,6 +285,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	struct sleepy_ip_count **ips;
 	struct sleepy_output out;
 	struct ip_name *names;
+	size_t *order;
 	bool mapped;
 	char text[768], json[1280], frequency[32] = "tick (CONFIG_HZ)";
 	size_t napps, nips, i, shown;
@@ -296,7 +369,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	}
 
 	/* Not before: looking applications up may move them under @apps. */
-	names = name_ips(opts, profile, ips, nips, &mapped);
+	order = ips_by_app(profile, ips, nips);
+	names = name_ips(opts, profile, ips, order, nips, &mapped);
 	sleepy_output_report(&out, "by_app_ip",
 			     "By application and instruction pointer",
 			     SLEEPY_COLUMNS_IP);
@@ -326,8 +400,8 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	}
 
 	if (names && (opts->nsymbols || mapped))
-		report_functions(&out, opts, profile, ips, names, nips, mapped,
-				 total);
+		report_functions(&out, opts, profile, ips, order, names, nips,
+				 mapped, total);
 	if (profile->sched)
 		sleepy_sched_report(&out, opts, profile, rec->header.start_time_ns,
 				    profile->end_ns);
@@ -338,6 +412,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 				  rec->header.start_time_ns);
 	sleepy_output_end(&out);
 	free(names);
+	free(order);
 	free(apps);
 	free(ips);
 }

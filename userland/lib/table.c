@@ -133,6 +133,12 @@ void *sleepy_table_slot(struct sleepy_table *table, size_t index)
 	return entry_slot(table, index);
 }
 
+size_t sleepy_table_index(const struct sleepy_table *table, const void *slot)
+{
+	return ((const unsigned char *)slot - sizeof(uint64_t) - table->entries) /
+	       table->entry_size;
+}
+
 void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
 			  int (*cmp)(const void *, const void *))
 {

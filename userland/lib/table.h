@@ -79,6 +79,8 @@ void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
 			int (*match)(const void *slot, const void *arg),
 			const void *arg);
 void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+/* The index of @slot, a slot of @table: a dense number for its entry. */
+size_t sleepy_table_index(const struct sleepy_table *table, const void *slot);
 /*
  * The entry where a lookup of @key in @table starts, to prefetch it before
  * the lookup; NULL if the table is empty.
