@@ -95,6 +95,12 @@ struct sort {
 	unsigned char *rows;		/* every row, a group after the other */
 	size_t nrows, rows_capacity;
 	struct sleepy_table group;	/* the rows of the group being built */
+	/* With app or pid first: each group's first cell and its rows' end. */
+	struct group {
+		struct cell first;
+		size_t end;
+	} *groups;
+	size_t ngroups, groups_capacity;
 	struct sleepy_table copies;	/* char *: the cells' texts */
 	struct sleepy_table names;	/* struct named */
 };
@@ -467,8 +473,9 @@ static void add_app_rows(struct sort *s, const struct sleepy_app *app,
 	}
 }
 
-/* Moves the group's rows to the end of s->rows. */
-static void end_group(struct sort *s, struct row_batch *batch)
+/* Moves the group's rows, whose first cell is @first, to the end of s->rows. */
+static void end_group(struct sort *s, struct row_batch *batch,
+		      const struct cell *first)
 {
 	size_t i;
 
@@ -484,6 +491,14 @@ static void end_group(struct sort *s, struct row_batch *batch)
 			memcpy(row_at(s, s->nrows++), row, s->row_size);
 	}
 	sleepy_table_free(&s->group);
+	if (!first)
+		return;
+	if (s->ngroups == s->groups_capacity) {
+		s->groups_capacity = 2 * s->groups_capacity ?: 64;
+		s->groups = sleepy_xrealloc(s->groups, s->groups_capacity *
+						       sizeof(*s->groups));
+	}
+	s->groups[s->ngroups++] = (struct group) { *first, s->nrows };
 }
 
 /* A selected application and the first cell of its rows. */
@@ -544,7 +559,7 @@ static void add_rows(struct sort *s)
 	for (a = 0; a < napps; a++) {
 		add_app_rows(s, selected[a].app, &batch);
 		if (a + 1 == napps || !same_group(&selected[a], &selected[a + 1]))
-			end_group(s, &batch);
+			end_group(s, &batch, grouped ? &selected[a].first : NULL);
 	}
 	free(selected);
 }
@@ -603,6 +618,7 @@ static void sort_free(struct sort *s)
 	sleepy_intern_free(&s->copies);
 	sleepy_table_free(&s->names);
 	free(s->rows);
+	free(s->groups);
 }
 
 /* A distinct text of one key's cells without a number, and its rank. */
@@ -738,6 +754,48 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 	return r + 1;
 }
 
+/* The key and the byte after it that cmp_groups() orders groups by. */
+struct rank_context {
+	enum sleepy_sort_key key;
+	char end;
+};
+
+static int cmp_groups(const void *a, const void *b, void *arg)
+{
+	const struct rank_context *c = arg;
+
+	return cmp_cells(c->key, &(*(struct group *const *)a)->first,
+			 &(*(struct group *const *)b)->first, c->end);
+}
+
+/*
+ * rank_cells() of the first key when the rows are in groups (add_rows()):
+ * the groups' cells are ranked, a few thousand rather than every row's.
+ */
+static uint64_t rank_groups(struct sort *s, uint64_t *rank)
+{
+	struct rank_context context = {
+		s->opts->sort[0], s->ncells > 1 ? SEPARATOR : '\0',
+	};
+	struct group **sorted = sleepy_xcalloc(s->ngroups ?: 1, sizeof(*sorted));
+	uint64_t r = 0;
+	size_t i, row;
+
+	for (i = 0; i < s->ngroups; i++)
+		sorted[i] = &s->groups[i];
+	qsort_r(sorted, s->ngroups, sizeof(*sorted), cmp_groups, &context);
+	for (i = 0; i < s->ngroups; i++) {
+		const struct group *g = sorted[i];
+
+		if (i && cmp_groups(&sorted[i - 1], &sorted[i], &context))
+			r++;
+		for (row = g == s->groups ? 0 : g[-1].end; row < g->end; row++)
+			rank[row] = r;
+	}
+	free(sorted);
+	return r + 1;
+}
+
 /*
  * s->rows in the report's order, in an array the caller frees.  Each
  * key's cells are ranked once, and the rows ordered by their samples and
@@ -753,7 +811,9 @@ static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
 
 	for (nranked = 0; nranked < s->ncells; nranked++) {
 		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint64_t));
-		radix[nranked] = rank_cells(s, nranked, rank[nranked]);
+		radix[nranked] = nranked == 0 && s->groups ?
+				 rank_groups(s, rank[0]) :
+				 rank_cells(s, nranked, rank[nranked]);
 		if (__builtin_mul_overflow(span, radix[nranked], &span)) {
 			free(rank[nranked]);
 			break;

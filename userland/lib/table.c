@@ -360,28 +360,36 @@ static unsigned int order_byte(const struct sleepy_order *order,
 
 /*
  * Stable LSD radix sort of @n orders by samples (descending) and ranks, a
- * byte a time from the ranks' lowest; bytes all orders share are skipped.
- * The same order as merge_sort_orders() without a tie (both are stable),
- * in linear time: a report of millions of rows spent a tenth of its time
- * merging them.
+ * byte a time from the ranks' lowest, on the bytes that differ between
+ * orders.  The same order as merge_sort_orders() without a tie (both are
+ * stable), in linear time: a report of millions of rows spent a tenth of
+ * its time merging them.
  */
 static void radix_sort_orders(struct sleepy_order *orders, size_t n)
 {
-	struct sleepy_order *from = orders;
-	struct sleepy_order *to = sleepy_xcalloc(n ?: 1, sizeof(*to));
-	size_t (*counts)[256] = sleepy_xcalloc(16, sizeof(*counts));
-	unsigned int byte, b;
+	struct sleepy_order *from = orders, *to, *swap;
+	uint64_t ranks_differ = 0, samples_differ = 0;
+	unsigned int bytes[16], nbytes = 0, b, k;
+	size_t (*counts)[256];
 	size_t i;
 
+	for (i = 1; i < n; i++) {
+		ranks_differ |= orders[i].ranks ^ orders[0].ranks;
+		samples_differ |= orders[i].samples ^ orders[0].samples;
+	}
+	for (b = 0; b < 16; b++)
+		if ((b < 8 ? ranks_differ : samples_differ) >> (b % 8 * 8) & 0xff)
+			bytes[nbytes++] = b;
+	if (!nbytes)
+		return;
+	to = sleepy_xcalloc(n, sizeof(*to));
+	counts = sleepy_xcalloc(nbytes, sizeof(*counts));
 	for (i = 0; i < n; i++)
-		for (byte = 0; byte < 16; byte++)
-			counts[byte][order_byte(&orders[i], byte)]++;
-	for (byte = 0; byte < 16; byte++) {
-		size_t *count = counts[byte], next = 0;
-		struct sleepy_order *swap;
+		for (k = 0; k < nbytes; k++)
+			counts[k][order_byte(&orders[i], bytes[k])]++;
+	for (k = 0; k < nbytes; k++) {
+		size_t *count = counts[k], next = 0;
 
-		if (n && count[order_byte(&orders[0], byte)] == n)
-			continue;
 		for (b = 0; b < 256; b++) {
 			size_t c = count[b];
 
@@ -389,7 +397,7 @@ static void radix_sort_orders(struct sleepy_order *orders, size_t n)
 			next += c;
 		}
 		for (i = 0; i < n; i++)
-			to[count[order_byte(&from[i], byte)]++] = from[i];
+			to[count[order_byte(&from[i], bytes[k])]++] = from[i];
 		swap = from;
 		from = to;
 		to = swap;
