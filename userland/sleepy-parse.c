@@ -30,7 +30,8 @@ static const char usage[] =
 "                    [--children | --callers FUNCTION | --callees FUNCTION]\n"
 "                    [-s BINARY]... [--symfs DIR]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]]\n"
-"                    [--irq-by-app] [--irq-per-cpu] [--irq-intervals] FILE\n"
+"                    [--irq-by-app] [--irq-per-cpu] [--irq-intervals]\n"
+"                    [--times] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
@@ -145,6 +146,9 @@ static const char usage[] =
 "                         TIME is local, as journalctl takes it:\n"
 "                         'YYYY-MM-DD HH:MM[:SS]', 'HH:MM[:SS]' (today),\n"
 "                         YYYY-MM-DD, or @SECONDS since the epoch\n"
+"        --times          after the output, the CPU time of reading the\n"
+"                         recording, of reading symbol files (-s and the\n"
+"                         mapped files) and of the rest, on standard error\n"
 "    -h, --help           show this help\n"
 "    -V, --version        show the version\n"
 "\n"
@@ -170,6 +174,8 @@ struct parse_options {
 	const char *range_option;		/* given, of the two */
 	const char *report_option;		/* given, of the reports only */
 	const char *symfs;
+	bool times;				/* --times */
+	double symbols_seconds;			/* CPU time of -s loads */
 };
 
 /* NAME or NAME#INSTANCE, split in place; -1 if INSTANCE is no number. */
@@ -214,7 +220,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
 	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES, OPT_IRQ_PER_CPU,
-	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO };
+	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO, OPT_TIMES };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -236,6 +242,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "symfs", required_argument, NULL, 'S' },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
+		{ "times", no_argument, NULL, OPT_TIMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -243,6 +250,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	const char *output, *one_report, *irq_option;
 	char error[512];
 	uint64_t value;
+	double start;
 	int c;
 
 	opts->from_ns = INT64_MIN;
@@ -308,6 +316,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 				return SLEEPY_EXIT_USAGE;
 			}
 			break;
+		case OPT_TIMES:
+			opts->times = true;
+			break;
 		case OPT_SORT:
 			if (!sleepy_sort_parse(optarg, &opts->report, error,
 					       sizeof(error))) {
@@ -367,11 +378,13 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					MAX_SYMBOL_FILES);
 				return SLEEPY_EXIT_USAGE;
 			}
+			start = sleepy_cpu_seconds();
 			if (sleepy_symbols_load(&opts->symbols[opts->report.nsymbols],
 						optarg, error, sizeof(error))) {
 				fprintf(stderr, "sleepy-parse: %s\n", error);
 				return SLEEPY_EXIT_ERROR;
 			}
+			opts->symbols_seconds += sleepy_cpu_seconds() - start;
 			opts->report.nsymbols++;
 			break;
 		case 'h':
@@ -621,7 +634,8 @@ int main(int argc, char **argv)
 	FILE *warnings = NULL;
 	char *warned = NULL;
 	size_t warned_size;
-	unsigned int i;
+	double read_start, read_seconds, symbols_seconds;
+	unsigned int i, symbol_files;
 	struct stat st;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
@@ -631,6 +645,11 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out;
 	if (!stat(opts.report.path, &st) && S_ISDIR(st.st_mode)) {
+		if (opts.times) {
+			fprintf(stderr, "sleepy-parse: --times times the reading of a recording, not of a directory\n");
+			ret = SLEEPY_EXIT_USAGE;
+			goto out;
+		}
 		ret = intervals_main(&opts);
 		goto out;
 	}
@@ -641,9 +660,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* pprof labels each sample with its thread, as perf's converters do. */
+	read_start = sleepy_cpu_seconds();
 	ret = read_recording(opts.report.path, &rec, &profile,
 			     sleepy_sort_has(&opts.report, SLEEPY_SORT_TID) ||
 			     opts.pprof, &opts.report);
+	read_seconds = sleepy_cpu_seconds() - read_start;
 	if (ret < 0) {
 		ret = SLEEPY_EXIT_ERROR;
 		goto out;
@@ -669,6 +690,8 @@ int main(int argc, char **argv)
 			opts.report.path);
 		ret = SLEEPY_EXIT_ERROR;
 	}
+	symbols_seconds = opts.symbols_seconds + dsos.open_seconds;
+	symbol_files = opts.report.nsymbols + dsos.opened;
 	sleepy_dsos_free(&dsos);
 	sleepy_profile_free(&profile);
 	sleepy_recording_close(&rec);
@@ -677,6 +700,13 @@ int main(int argc, char **argv)
 		fclose(warnings);
 		print_sorted_lines(warned, stderr);
 		free(warned);
+	}
+	if (opts.times) {
+		double all = sleepy_cpu_seconds();
+
+		fprintf(stderr, "sleepy-parse: CPU time %.3f s: reading the recording %.3f s, reading %u symbol files %.3f s, the rest %.3f s\n",
+			all, read_seconds, symbol_files, symbols_seconds,
+			all - read_seconds - symbols_seconds);
 	}
 out:
 	for (i = 0; i < opts.report.nsymbols; i++)

@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 46
+plan 47
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -79,6 +79,23 @@ check "--app loop keeps only loop, and loop is there ($(wc -l < /tmp/app.csv) ro
 ip_rows=$(grep -c '^by_app_ip,' /tmp/l.csv)
 top_rows=$(sleepy-parse --format csv --top 2 /tmp/l.data | grep -c '^by_app_ip,')
 check "--top 2: two of the $ip_rows rows by IP" [ "$ip_rows" -gt 2 -a "$top_rows" = 2 ]
+# --times: the same report, then one line of CPU times that add up; not
+# for a directory of interval profiles.
+sleepy-parse --times /tmp/l.data > /tmp/times.txt 2> /tmp/times.err
+times_status=$?
+sleepy-parse /tmp/l.data > /tmp/notimes.txt 2>/dev/null
+times_line=$(tail -n 1 /tmp/times.err)
+mkdir -p /tmp/times.dir
+sleepy-parse --times /tmp/times.dir > /dev/null 2>&1
+times_dir=$?
+check "--times: report unchanged, '$times_line', a directory refused (exit $times_dir)" \
+	sh -c "[ $times_status = 0 ] && cmp -s /tmp/times.txt /tmp/notimes.txt &&
+	       [ $times_dir = 2 ] && echo '$times_line' | awk '
+		/^sleepy-parse: CPU time [0-9.]+ s: reading the recording [0-9.]+ s, reading [0-9]+ symbol files [0-9.]+ s, the rest [0-9.]+ s\$/ {
+			all = \$4; read = \$9; files = \$15; rest = \$19
+			d = all - (read + files + rest)
+			ok = all > 0 && d < 0.002 && d > -0.002
+		} END { exit !ok }'"
 
 # rows FILE: "app pid mode ip samples" for each by-IP row of a recording.
 rows() {

@@ -9,6 +9,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recording.h"
@@ -276,6 +277,14 @@ void sleepy_end_read(const struct sleepy_record_header *record,
 		     struct sleepy_end *end)
 {
 	read_versioned(record, end, sizeof(*end));
+}
+
+double sleepy_cpu_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int sleepy_write_all(int fd, const void *buf, size_t len)

@@ -122,6 +122,9 @@ void sleepy_file_header_init(struct sleepy_file_header *header,
 			     const struct sleepy_attr *attr, uint32_t ncpus,
 			     uint64_t start_time_ns);
 
+/* CPU time (user and system) this process has used, in seconds. */
+double sleepy_cpu_seconds(void);
+
 /* Writes all of @len bytes to @fd; -1 on an error. */
 int sleepy_write_all(int fd, const void *buf, size_t len);
 /* Writes @len bytes of @text (less than SLEEPY_TEXT_MAX) as a @type record. */

@@ -508,7 +508,7 @@ static int dso_match(const void *slot, const void *arg)
 }
 
 /* Opens @dso from @recorded, a path the recording gives it. */
-static void dso_open(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+static void dso_open_untimed(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
 		     const char *recorded, uint32_t flags)
 {
 	char error[PATH_MAX + 128];
@@ -537,6 +537,17 @@ static void dso_open(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
 	if (!dso->usable)
 		fprintf(dsos->warnings, "sleepy-parse: %s; not used for symbols\n",
 			error);
+}
+
+/* dso_open_untimed(), timed: what reading files costs is told apart (--times). */
+static void dso_open(struct sleepy_dsos *dsos, struct sleepy_dso *dso,
+		     const char *recorded, uint32_t flags)
+{
+	double start = sleepy_cpu_seconds();
+
+	dso_open_untimed(dsos, dso, recorded, flags);
+	dsos->open_seconds += sleepy_cpu_seconds() - start;
+	dsos->opened++;
 }
 
 /* Whether @dso could not be found at any path tried yet but @recorded. */

@@ -53,6 +53,8 @@ struct sleepy_dsos {
 	const void *vdso;
 	size_t vdso_size;
 	struct sleepy_table files;	/* path -> struct sleepy_dso */
+	unsigned int opened;		/* files read (or tried) */
+	double open_seconds;		/* CPU time reading them */
 };
 
 void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
