@@ -6,7 +6,7 @@
 # one workload in the guest.  Prints one table and writes
 # bench/results/parse-speed.json.
 #
-#   bash bench/parse-speed.sh        # RUNS=3 SIZES="1000000 10000000"
+#   bash bench/parse-speed.sh        # RUNS=5 SIZES="1000000 10000000"
 #   GUEST_RECORDINGS=out/bench-parse/parse bash bench/parse-speed.sh
 #
 # Inputs are made once and kept in build/bench/parse-speed/ (delete it to
@@ -30,6 +30,10 @@
 # What is compared:
 #  * sleepy-parse --sort pid,ip: by process and raw IP, aggregation
 #    alone (no symbols), what naming the functions is measured against;
+#  * sleepy-parse --sort app,sym and its default report (by application,
+#    by application and IP, by application and function): the common
+#    reports, whose samples per second leave out the reading of symbol
+#    files (--times tells it apart);
 #  * sleepy-parse --sort pid,sym and perf report --stdio --sort pid,sym:
 #    the same work, every sample resolved to its function (ELF symbols,
 #    kernel symbols), summed per process and function, all rows printed;
@@ -37,9 +41,10 @@
 #    comm,dso,sym): per application instance (sleepy) or per command name
 #    (perf), file and function.
 # Each command runs RUNS times with its output to /dev/null, the tools in
-# turn; the table has the medians of wall and CPU (user + sys) time and
-# the largest peak RSS.  The host is shared with other jobs: compare the
-# CPU-time figures.
+# turn; the table has the least, median and largest CPU (user + sys) time,
+# the median wall time, the largest peak RSS and, for sleepy-parse, the
+# median CPU time of reading symbol files (--times).  The host is shared
+# with other jobs: compare the CPU-time figures.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,7 +52,7 @@ cache=$top/build/bench/parse-speed
 results=$top/bench/results
 # make bench passes the stamp it took when it began.
 stamp=${BENCH_STAMP:-$(python3 "$top/bench/stamp.py" "$top/build/kernel-bench/.config")}
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 sizes=${SIZES:-"1000000 10000000"}
 parse=$top/build/userland/sleepy-parse
 convert=$top/build/userland/bench/perf2sleepy
@@ -155,25 +160,35 @@ median() {
 	sort -g | sed -n "$(((runs + 1) / 2))p"
 }
 
-# Runs "$@" once, its output to /dev/null; appends "wall-s cpu-s rss-KiB"
-# to the file $1.
+# Runs "$@" once, its output to /dev/null; appends "wall-s cpu-s rss-KiB
+# symbols-s" to the file $1 (symbols-s from sleepy-parse --times, else -).
 run_timed() {
-	local times=$1 out=$cache/time.out wall user sys rss
+	local times=$1 out=$cache/time.out err=$cache/time.err wall user sys rss
+	local symbols
 
 	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2>&1 ||
+	/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2> "$err" ||
 		die "failed: $*"
 	read -r wall user sys rss < "$out"
-	echo "$wall $(echo "$user + $sys" | bc) $rss" >> "$times"
+	symbols=-
+	case $1 in
+	*sleepy-parse)
+		symbols=$(sed -n 's/^sleepy-parse: CPU time .*, reading [0-9]* symbol files \([0-9.]*\) s, the rest .*/\1/p' "$err")
+		[ -n "$symbols" ] || die "no --times line from: $*"
+		;;
+	esac
+	echo "$wall $(echo "$user + $sys" | bc) $rss $symbols" >> "$times"
 }
 
 # label|command (the first %s its options, the second its input)|what
 # it computes|label of the row doing the same work, for the ratios
 tools=(
-	"sleepy-parse -s pid,ip|$parse --sort pid,ip %s%s|by process + raw IP: aggregation alone, no symbols|sleepy-parse -s pid,ip"
-	"sleepy-parse -s pid,sym|$parse --sort pid,sym %s%s|by process + function|sleepy-parse -s pid,sym"
+	"sleepy-parse -s pid,ip|$parse --times --sort pid,ip %s%s|by process + raw IP: aggregation alone, no symbols|sleepy-parse -s pid,ip"
+	"sleepy-parse -s app,sym|$parse --times --sort app,sym %s%s|by app instance + function: a common report|sleepy-parse -s app,sym"
+	"sleepy-parse (default)|$parse --times %s%s|by app instance, by app instance + IP, by app instance + function: the default report|sleepy-parse (default)"
+	"sleepy-parse -s pid,sym|$parse --times --sort pid,sym %s%s|by process + function|sleepy-parse -s pid,sym"
 	"perf report -s pid,sym|perf report --stdio --sort pid,sym %s-i %s|by process + function|sleepy-parse -s pid,sym"
-	"sleepy-parse -s app,dso,sym|$parse --sort app,dso,sym %s%s|by app instance + file + function|sleepy-parse -s app,dso,sym"
+	"sleepy-parse -s app,dso,sym|$parse --times --sort app,dso,sym %s%s|by app instance + file + function|sleepy-parse -s app,dso,sym"
 	"perf report|perf report --stdio %s-i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s app,dso,sym"
 )
 
@@ -182,6 +197,7 @@ tools=(
 # rows (options end with a space).
 measure() {
 	local set=$1 t i wall cpu rss lines label command what same samples
+	local cpu_min cpu_max symbols
 	local -a commands=() inputs=() counts=()
 
 	for t in "${!tools[@]}"; do
@@ -206,10 +222,13 @@ measure() {
 		IFS='|' read -r label command what same <<< "${tools[t]}"
 		wall=$(cut -d' ' -f1 "$cache/times.$t" | median)
 		cpu=$(cut -d' ' -f2 "$cache/times.$t" | median)
+		cpu_min=$(cut -d' ' -f2 "$cache/times.$t" | sort -g | head -n 1)
+		cpu_max=$(cut -d' ' -f2 "$cache/times.$t" | sort -g | tail -n 1)
 		rss=$(cut -d' ' -f3 "$cache/times.$t" | sort -n | tail -n 1)
+		symbols=$(cut -d' ' -f4 "$cache/times.$t" | median)
 		# shellcheck disable=SC2086
 		lines=$(${commands[t]} 2> /dev/null | wc -l)
-		rows+=("$set|${counts[t]}|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what|$same")
+		rows+=("$set|${counts[t]}|$label|$wall|$cpu|$rss|$lines|$(stat -c %s "${inputs[t]}")|${commands[t]}|$what|$same|$cpu_min|$cpu_max|$symbols")
 	done
 }
 
@@ -274,11 +293,11 @@ import json, sys
 runs, event, period, load, path, top, stamp = sys.argv[1:8]
 rows = []
 for line in sys.stdin:
-    size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same = \
-        line.rstrip("\n").split("|")
+    (size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same,
+     cpu_min, cpu_max, symbols) = line.rstrip("\n").split("|")
     samples, wall, cpu = int(samples), float(wall), float(cpu)
     guest = size == "guest"
-    rows.append({"size": size if guest else int(size), "samples": samples, "tool": tool,
+    row = {"size": size if guest else int(size), "samples": samples, "tool": tool,
                  "input": "each tool recorded the workload itself, in the guest"
                           if guest else "the same samples (perf.data, converted)",
                  "command": command.replace(top + "/", ""), "computes": what,
@@ -286,7 +305,15 @@ for line in sys.stdin:
                  "input_bytes": int(nbytes), "output_lines": int(lines),
                  "wall_s": wall, "cpu_s": cpu, "peak_rss_kib": int(rss),
                  "samples_per_s_wall": round(samples / max(wall, 0.01)),
-                 "samples_per_s_cpu": round(samples / max(cpu, 0.01))})
+                 "samples_per_s_cpu": round(samples / max(cpu, 0.01)),
+                 "cpu_s_min": float(cpu_min), "cpu_s_max": float(cpu_max)}
+    if symbols != "-":
+        # Names included, the reading of symbol files told apart:
+        # the samples per second the common reports aim at.
+        row["symbol_files_cpu_s"] = float(symbols)
+        row["samples_per_s_cpu_without_symbol_files"] = round(
+            samples / max(cpu - float(symbols), 0.01))
+    rows.append(row)
 
 
 def row_of(size, tool):
@@ -303,14 +330,14 @@ for row in rows:
         row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
                                            max(row["samples_per_s_wall"], 1), 2)
         row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] / row["peak_rss_kib"], 3)
-    elif row["tool"] != "sleepy-parse -s pid,ip":
+    elif row["tool"] in ("sleepy-parse -s pid,sym", "sleepy-parse -s app,dso,sym"):
         # what naming every sample costs over aggregating them
         ref = row_of(row["size"], "sleepy-parse -s pid,ip")
         row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
 
-head = "%-28s %9s %7s %7s %11s %8s %8s %s"
-print(head % ("", "", "wall", "cpu", "samples/s", "peak RSS", "output", ""))
-print(head % ("tool", "samples", "s", "s", "(cpu)", "MiB", "lines", "ratio"))
+head = "%-28s %9s %7s %16s %7s %11s %8s %8s %s"
+print(head % ("", "", "wall", "cpu s", "symbol", "samples/s", "peak RSS", "output", ""))
+print(head % ("tool", "samples", "s", "min/median/max", "files s", "(cpu)", "MiB", "lines", "ratio"))
 for r in rows:
     if r["size"] == "guest" and r["tool"] == "sleepy-parse -s pid,ip":
         print("-- each tool recorded one workload itself, in the guest:")
@@ -321,11 +348,15 @@ for r in rows:
         ratio = "%.1fx the cpu time of aggregating alone" % r["cpu_over_aggregation"]
     else:
         ratio = ""
-    print(head % (r["tool"], r["samples"], "%.2f" % r["wall_s"], "%.2f" % r["cpu_s"],
+    print(head % (r["tool"], r["samples"], "%.2f" % r["wall_s"],
+                  "%.2f/%.2f/%.2f" % (r["cpu_s_min"], r["cpu_s"], r["cpu_s_max"]),
+                  "%.3f" % r["symbol_files_cpu_s"] if "symbol_files_cpu_s" in r else "-",
                   r["samples_per_s_cpu"], "%.1f" % (r["peak_rss_kib"] / 1024),
                   r["output_lines"], ratio))
 json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(runs),
-           "statistic": "median wall and cpu (user+sys) time, largest peak RSS",
+           "statistic": "median wall and cpu (user+sys) time, least and largest "
+                        "cpu time, largest peak RSS, median cpu time of reading "
+                        "symbol files (sleepy-parse --times)",
            "perf_record": {"event": event, "period_ns": int(period)},
            "sleepy_recording": "perf2sleepy: the same samples, forks, execs, "
                                "exits and file mappings (with build-ids) as "

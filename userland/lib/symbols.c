@@ -273,8 +273,7 @@ const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *sym
 void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
 		      FILE *warnings)
 {
-	dsos->symfs = symfs;
-	dsos->warnings = warnings;
+	*dsos = (struct sleepy_dsos) { .symfs = symfs, .warnings = warnings };
 	sleepy_table_init(&dsos->files, sizeof(struct sleepy_dso));
 }
 
