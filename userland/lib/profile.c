@@ -33,7 +33,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	sleepy_table_free(&profile->exited);
-	profile->last_app = NULL;
+	profile->recent_capacity = 0;
 	sleepy_intern_free(&profile->paths);
 	for (i = 0; i < profile->stacks.capacity; i++) {
 		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
@@ -63,17 +63,26 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 }
 
+/* Where @appid's application is remembered, if it was looked up last. */
+static struct sleepy_app **recent_app(struct sleepy_profile *profile,
+				      uint32_t appid)
+{
+	if (profile->recent_capacity != profile->apps.capacity)
+		memset(profile->recent_apps, 0, sizeof(profile->recent_apps));
+	profile->recent_capacity = profile->apps.capacity;
+	return &profile->recent_apps[appid & (SLEEPY_RECENT_APPS - 1)];
+}
+
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid)
 {
-	struct sleepy_app *app = profile->last_app;
+	struct sleepy_app *app = *recent_app(profile, appid);
 
-	if (app && app->appid == appid &&
-	    profile->last_app_capacity == profile->apps.capacity)
+	if (app && app->appid == appid)
 		return app;
 	app = sleepy_table_get(&profile->apps, appid, NULL, NULL);
-	profile->last_app = app;
-	profile->last_app_capacity = profile->apps.capacity;
+	/* After the get, which may have grown the table. */
+	*recent_app(profile, appid) = app;
 	if (!app->label[0]) {
 		app->appid = appid;
 		snprintf(app->label, sizeof(app->label), "%s",
@@ -411,15 +420,14 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 }
 
 /* The entry where the lookup of @sample's IP count starts; NULL if none. */
-static const void *ip_count_entry(const struct sleepy_profile *profile,
+static const void *ip_count_entry(struct sleepy_profile *profile,
 				  const struct sleepy_sample *sample)
 {
-	const struct sleepy_table *apps = &profile->apps;
-	const struct sleepy_app *app = profile->last_app;
+	const struct sleepy_app *app = *recent_app(profile, sample->appid);
 
-	if (!app || app->appid != sample->appid ||
-	    profile->last_app_capacity != apps->capacity) {
-		app = sleepy_table_find(apps, sample->appid, NULL, NULL);
+	if (!app || app->appid != sample->appid) {
+		app = sleepy_table_find(&profile->apps, sample->appid, NULL,
+					NULL);
 		if (!app)
 			return NULL;
 	}
@@ -720,7 +728,7 @@ bool sleepy_profile_next_interval(struct sleepy_profile *profile,
 	sleepy_table_free(&needed);
 	sleepy_table_free(&profile->apps);
 	profile->apps = kept;
-	profile->last_app = NULL;
+	profile->recent_capacity = 0;
 	forget_exits(profile);
 
 	for (i = n = 0; i < profile->nmappings; i++)

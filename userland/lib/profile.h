@@ -95,6 +95,8 @@ struct sleepy_exited {
 	uint32_t appid;
 };
 
+#define SLEEPY_RECENT_APPS	16	/* a power of two */
+
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
 	/*
@@ -127,11 +129,12 @@ struct sleepy_profile {
 	uint64_t stacks_cut;		/* of them, deeper than --max-stack */
 	uint64_t stacks_unwalkable;	/* ended at a frame without a pointer */
 	/*
-	 * The application looked up last, valid while the table keeps its
-	 * capacity (growing moves the slots): samples come in runs of one.
+	 * The applications looked up last, by appid's low bits, valid while
+	 * the table keeps @recent_capacity (growing moves the slots):
+	 * samples come in runs of a few applications, those the CPUs run.
 	 */
-	struct sleepy_app *last_app;
-	size_t last_app_capacity;
+	struct sleepy_app *recent_apps[SLEEPY_RECENT_APPS];
+	size_t recent_capacity;
 	uint64_t samples;
 	uint64_t kernel_samples;	/* interrupt hit kernel mode */
 	uint64_t lost_in_stream;	/* sum of SLEEPY_REC_LOST */
