@@ -370,4 +370,5 @@ json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(r
           open(path, "w"), indent=2)
 ' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
 	"$top" "$stamp"
-echo "parse-speed: wrote $results/parse-speed.json"
+python3 "$top/bench/report.py" --parse-speed "$results"
+echo "parse-speed: wrote $results/parse-speed.json and parse-speed.md"

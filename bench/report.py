@@ -8,6 +8,11 @@ of the same workloads on the host; writes bench/results/{overhead,
 accuracy,drain}.json, bench/results/summary.md (the tables printed here,
 each after a comment naming it) and bench/results/overhead.{svg,png}.
 Medians over the repetitions.  Every file is stamped (bench/stamp.py).
+
+    bench/report.py --parse-speed RESULTS
+writes RESULTS/parse-speed.md, the page of bench/parse-speed.sh's
+parse-speed.json (which can run alone, on the host): its table and its
+targets.
 """
 import argparse
 import json
@@ -325,7 +330,7 @@ def parse_speed_table(speed):
                                      "same work compared"], rows)
 
 
-def targets(table, drain, speed):
+def targets(table, drain):
     """The issue's targets, each with the figure that meets or misses it,
     on the configuration of @table (both vCPUs busy when make bench ran it)."""
     out = []
@@ -366,35 +371,53 @@ def targets(table, drain, speed):
                    f"{'met' if not lost and not missed else 'missed'} ({lost} dropped"
                    + (f"; {missed} of the drain session's {grid} periods missed, "
                       f"{100.0 * missed / grid:.1f}%, counted" if grid else "") + ")")
+    return "\n".join(f"- {t}" for t in out)
+
+
+def parse_targets(speed):
+    """The parse-speed targets, each with the figures that meet or miss it."""
+    out = []
+
     def at(size):
         return f"{size // 1000000} M" if isinstance(size, int) else "the guest's own recordings"
 
-    if speed:
-        ratios = [(r["size"], r["sleepy_speedup_cpu"]) for r in speed["results"]
-                  if r["tool"] == "perf report -s pid,sym" and "sleepy_speedup_cpu" in r]
-        if ratios:
-            out.append("sleepy-parse at least 10x perf report's samples/s on the same work "
-                       "(--sort pid,sym, every sample named): "
-                       f"{'met' if all(x >= 10 for _, x in ratios) else 'missed'} (" +
-                       ", ".join(f"{x:.1f}x at {at(n)}" for n, x in ratios) + ")")
-        common = [(r["size"], r["tool"], r["samples_per_s_cpu_without_symbol_files"])
-                  for r in speed["results"]
-                  if r["tool"] in ("sleepy-parse -s app,sym", "sleepy-parse (default)")
-                  and isinstance(r["size"], int) and r["size"] >= 10000000
-                  and "samples_per_s_cpu_without_symbol_files" in r]
-        if common:
-            out.append("the common reports (--sort app,sym, the default) at 20 M samples/s "
-                       "on 10 M samples, names included, reading symbol files apart: "
-                       f"{'met' if all(x >= 20e6 for _, _, x in common) else 'missed'} (" +
-                       ", ".join(f"{t[len('sleepy-parse '):]} {x / 1e6:.1f} M/s" for _, t, x in common)
-                       + ")")
-        naming = [(r["size"], r["cpu_over_aggregation"]) for r in speed["results"]
-                  if r["tool"] == "sleepy-parse -s pid,sym" and "cpu_over_aggregation" in r]
-        if naming:
-            out.append("naming every sample within 3x the time of aggregating alone: "
-                       f"{'met' if all(x <= 3 for _, x in naming) else 'missed'} (" +
-                       ", ".join(f"{x:.1f}x at {at(n)}" for n, x in naming) + ")")
+    ratios = [(r["size"], r["sleepy_speedup_cpu"]) for r in speed["results"]
+              if r["tool"] == "perf report -s pid,sym" and "sleepy_speedup_cpu" in r]
+    if ratios:
+        out.append("sleepy-parse at least 10x perf report's samples/s on the same work "
+                   "(--sort pid,sym, every sample named): "
+                   f"{'met' if all(x >= 10 for _, x in ratios) else 'missed'} (" +
+                   ", ".join(f"{x:.1f}x at {at(n)}" for n, x in ratios) + ")")
+    common = [(r["size"], r["tool"], r["samples_per_s_cpu_without_symbol_files"])
+              for r in speed["results"]
+              if r["tool"] in ("sleepy-parse -s app,sym", "sleepy-parse (default)")
+              and isinstance(r["size"], int) and r["size"] >= 10000000
+              and "samples_per_s_cpu_without_symbol_files" in r]
+    if common:
+        out.append("the common reports (--sort app,sym, the default) at 20 M samples/s "
+                   "on 10 M samples, names included, reading symbol files apart: "
+                   f"{'met' if all(x >= 20e6 for _, _, x in common) else 'missed'} (" +
+                   ", ".join(f"{t[len('sleepy-parse '):]} {x / 1e6:.1f} M/s" for _, t, x in common)
+                   + ")")
+    naming = [(r["size"], r["cpu_over_aggregation"]) for r in speed["results"]
+              if r["tool"] == "sleepy-parse -s pid,sym" and "cpu_over_aggregation" in r]
+    if naming:
+        out.append("naming every sample within 3x the time of aggregating alone: "
+                   f"{'met' if all(x <= 3 for _, x in naming) else 'missed'} (" +
+                   ", ".join(f"{x:.1f}x at {at(n)}" for n, x in naming) + ")")
     return "\n".join(f"- {t}" for t in out)
+
+
+def parse_speed_page(speed):
+    """bench/results/parse-speed.md: the stamp, the table, the targets."""
+    return "\n".join([
+        stamp_line(speed["stamp"]),
+        f"\n### Parse speed on the host (bench/parse-speed.sh, least, median and "
+        f"largest CPU time of {speed['runs']} runs)\n",
+        parse_speed_table(speed),
+        "\n### Parse-speed targets\n",
+        "<!-- list: parse-targets -->",
+        parse_targets(speed)]) + "\n"
 
 
 def plot(table, results):
@@ -429,7 +452,17 @@ e
                        text=True, check=True)
 
 
+def write_parse_speed_page(results):
+    with open(os.path.join(results, "parse-speed.json")) as f:
+        speed = json.load(f)
+    with open(os.path.join(results, "parse-speed.md"), "w") as f:
+        f.write(parse_speed_page(speed))
+
+
 def main():
+    if sys.argv[1:2] == ["--parse-speed"] and len(sys.argv) == 3:
+        write_parse_speed_page(sys.argv[2])
+        return
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--raw", required=True)
     ap.add_argument("--results", required=True)
@@ -720,19 +753,12 @@ def main():
                                   raw["memory"]["table_bytes_per_appid"]]]))
         write_result(args.results, "drain.json", stamp, drain)
 
-    speed = None
-    speed_path = os.path.join(args.results, "parse-speed.json")
-    if os.path.exists(speed_path):
-        with open(speed_path) as f:
-            speed = json.load(f)
-        md.append(f"\n### Parse speed on the host (bench/parse-speed.sh, least, median and largest CPU time of {speed['runs']} runs)\n")
-        md.append(parse_speed_table(speed))
     if table:
         md.append("\n### Targets (%s)\n" % ("both vCPUs busy" if raw["busy"] else
                                               "the main guest, vCPU 0 mostly idle"))
         md.append("<!-- list: targets -->")
         md.append(targets(busy_table if raw["busy"] else table,
-                          drain if raw["drain"] else None, speed))
+                          drain if raw["drain"] else None))
     text = "\n".join(md) + "\n"
     with open(os.path.join(args.results, "summary.md"), "w") as f:
         f.write(text)
