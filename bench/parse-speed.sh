@@ -6,14 +6,17 @@
 # one workload in the guest.  Prints one table and writes
 # bench/results/parse-speed.json.
 #
-#   bash bench/parse-speed.sh        # RUNS=5 SIZES="1000000 10000000"
+#   bash bench/parse-speed.sh        # RUNS=5 SIZES="1000000 10000000" STEADY_SIZES=10000000
 #   GUEST_RECORDINGS=out/bench-parse/parse bash bench/parse-speed.sh
 #
 # Inputs are made once and kept in build/bench/parse-speed/ (delete it to
 # remake them; the first run takes a few minutes more):
 #  * perf.data: perf record -e cpu-clock at a 20 us period of a real
-#    workload (compiles, text tools, compression, scripts: hundreds of
-#    processes, two at a time), stopped by --max-size near the size;
+#    workload (compiles, text tools, compression, scripts: thousands of
+#    short processes, two at a time), stopped by --max-size near the
+#    size; and, for STEADY_SIZES, of a steady one (two xz -9 that run
+#    for minutes, as a long-running service would): a recording whose
+#    (process, IP) pairs are few, where the other has millions;
 #  * the sleepy recording of the same samples: perf script's samples,
 #    forks, execs, exits and file mappings (with perf's build-ids)
 #    converted by perf2sleepy (a guest session cannot produce 10 M
@@ -54,6 +57,11 @@ results=$top/bench/results
 stamp=${BENCH_STAMP:-$(python3 "$top/bench/stamp.py" "$top/build/kernel-bench/.config")}
 runs=${RUNS:-5}
 sizes=${SIZES:-"1000000 10000000"}
+# Sets of samples: SIZE (the workload of many processes) or steady-SIZE.
+sets="$sizes"
+for size in ${STEADY_SIZES-10000000}; do
+	sets="$sets steady-$size"
+done
 parse=$top/build/userland/sleepy-parse
 convert=$top/build/userland/bench/perf2sleepy
 # cpu-clock at 50 kHz per running thread: from 100 kHz on, the sampling
@@ -86,9 +94,21 @@ if [ "${1-}" = --workload ]; then
 		tar -cf - -C "$top" userland/lib | md5sum > /dev/null
 	done
 fi
-if [ "${1-}" = --workload2 ]; then
-	bash "$0" --workload "$2/a" & a=$!
-	bash "$0" --workload "$2/b" & b=$!
+# The steady workload: one long process after the other.
+if [ "${1-}" = --steady ]; then
+	mkdir -p "$2"
+	seq 1 3000000 | sed 's/$/ lorem ipsum dolor sit amet/' > "$2/text"
+	# Ended by --steady2, with the xz running (it would run on for a minute).
+	trap 'kill $xz; exit' TERM
+	while :; do
+		xz -9 -T1 -c "$2/text" > /dev/null & xz=$!
+		wait $xz
+	done
+fi
+if [ "${1-}" = --workload2 ] || [ "${1-}" = --steady2 ]; then
+	one=${1%2}
+	bash "$0" "$one" "$2/a" & a=$!
+	bash "$0" "$one" "$2/b" & b=$!
 	# perf ends only this shell: take the loops along.
 	trap 'kill $a $b' TERM
 	wait
@@ -125,29 +145,32 @@ perf_events() {
 			END { print n + 0 }'
 }
 
-# Records about $1 samples into $cache/perf-$1.data, its exact sample
-# count into perf-$1.samples and its processes into perf-$1.processes,
-# retrying with a corrected size limit when the count is over 1% off.
+# Records the set $1 (SIZE or steady-SIZE: about SIZE samples) into
+# $cache/perf-$1.data, its exact sample count into perf-$1.samples and its
+# processes into perf-$1.processes, retrying with a corrected size limit
+# when the count is over 1% off.
 record_perf() {
-	local want=$1 data=$cache/perf-$1.data tmp=$cache/perf-$1.tmp
-	local limit_kb=$((want * perf_sample_bytes / 1024 + 256)) got
+	local want=${1#steady-} data=$cache/perf-$1.data tmp=$cache/perf-$1.tmp
+	local limit_kb=$((${1#steady-} * perf_sample_bytes / 1024 + 256)) got
+	local workload=--workload2
 
+	[ "$1" = "$want" ] || workload=--steady2
 	for _ in 1 2 3; do
-		echo "parse-speed: recording $want samples of a workload with perf ($perf_event, up to $limit_kb KiB)" >&2
+		echo "parse-speed: recording $want samples of the $workload workload with perf ($perf_event, up to $limit_kb KiB)" >&2
 		# perf ends the workload and then itself with SIGTERM: the
 		# subshell keeps the shell's "Terminated" out of the output.
 		# --max-size is checked after each read of the ring buffers:
 		# small ones (-m, 128 KiB per CPU) stop it close to the size.
 		(perf record -q -e "$perf_event" -c $perf_period_ns -N -m 32 \
 			--max-size=${limit_kb}K -o "$tmp" \
-			-- bash "$0" --workload2 "$cache/work" || true) > /dev/null 2>&1
+			-- bash "$0" $workload "$cache/work" || true) > /dev/null 2>&1
 		got=$(perf_events "$tmp" SAMPLE)
 		((got)) || die "perf record wrote no samples to $tmp"
 		if ((got * 100 >= want * 99 && got * 100 <= want * 101)); then
 			mv "$tmp" "$data"
-			echo "$got" > "$cache/perf-$want.samples"
+			echo "$got" > "$cache/perf-$1.samples"
 			# Each fork and each exec is a new sleepy application.
-			perf_events "$data" 'FORK|COMM' > "$cache/perf-$want.processes"
+			perf_events "$data" 'FORK|COMM' > "$cache/perf-$1.processes"
 			return
 		fi
 		echo "parse-speed: got $got samples, trying again" >&2
@@ -241,7 +264,7 @@ sleepy_samples() {
 
 rows=()
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-for size in $sizes; do
+for size in $sets; do
 	if [ ! -s "$cache/perf-$size.processes" ] || [ ! -s "$cache/perf-$size.data" ]; then
 		record_perf "$size"
 	fi
@@ -297,7 +320,10 @@ for line in sys.stdin:
      cpu_min, cpu_max, symbols) = line.rstrip("\n").split("|")
     samples, wall, cpu = int(samples), float(wall), float(cpu)
     guest = size == "guest"
-    row = {"size": size if guest else int(size), "samples": samples, "tool": tool,
+    row = {"set": size, "size": size if guest else int(size.split("-")[-1]),
+           "workload": "guest" if guest else
+                       "steady" if size.startswith("steady-") else "processes",
+           "samples": samples, "tool": tool,
                  "input": "each tool recorded the workload itself, in the guest"
                           if guest else "the same samples (perf.data, converted)",
                  "command": command.replace(top + "/", ""), "computes": what,
@@ -316,15 +342,15 @@ for line in sys.stdin:
     rows.append(row)
 
 
-def row_of(size, tool):
-    return next(r for r in rows if r["size"] == size and r["tool"] == tool)
+def row_of(set_, tool):
+    return next(r for r in rows if r["set"] == set_ and r["tool"] == tool)
 
 
 # Ratios of samples per second: the two guest recordings differ in size.
 for row in rows:
     if row["tool"].startswith("perf"):
         # sleepy-parse doing the same work, over this perf report
-        ref = row_of(row["size"], row["same_work_as"])
+        ref = row_of(row["set"], row["same_work_as"])
         row["sleepy_speedup_cpu"] = round(ref["samples_per_s_cpu"] /
                                           max(row["samples_per_s_cpu"], 1), 2)
         row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
@@ -332,12 +358,13 @@ for row in rows:
         row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] / row["peak_rss_kib"], 3)
     elif row["tool"] in ("sleepy-parse -s pid,sym", "sleepy-parse -s app,dso,sym"):
         # what naming every sample costs over aggregating them
-        ref = row_of(row["size"], "sleepy-parse -s pid,ip")
+        ref = row_of(row["set"], "sleepy-parse -s pid,ip")
         row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
 
-head = "%-28s %9s %7s %16s %7s %11s %8s %8s %s"
-print(head % ("", "", "wall", "cpu s", "symbol", "samples/s", "peak RSS", "output", ""))
-print(head % ("tool", "samples", "s", "min/median/max", "files s", "(cpu)", "MiB", "lines", "ratio"))
+head = "%-15s %-28s %9s %7s %16s %7s %11s %8s %8s %s"
+print(head % ("", "", "", "wall", "cpu s", "symbol", "samples/s", "peak RSS", "output", ""))
+print(head % ("set", "tool", "samples", "s", "min/median/max", "files s", "(cpu)", "MiB",
+              "lines", "ratio"))
 for r in rows:
     if r["size"] == "guest" and r["tool"] == "sleepy-parse -s pid,ip":
         print("-- each tool recorded one workload itself, in the guest:")
@@ -348,7 +375,7 @@ for r in rows:
         ratio = "%.1fx the cpu time of aggregating alone" % r["cpu_over_aggregation"]
     else:
         ratio = ""
-    print(head % (r["tool"], r["samples"], "%.2f" % r["wall_s"],
+    print(head % (r["set"], r["tool"], r["samples"], "%.2f" % r["wall_s"],
                   "%.2f/%.2f/%.2f" % (r["cpu_s_min"], r["cpu_s"], r["cpu_s_max"]),
                   "%.3f" % r["symbol_files_cpu_s"] if "symbol_files_cpu_s" in r else "-",
                   r["samples_per_s_cpu"], "%.1f" % (r["peak_rss_kib"] / 1024),
@@ -358,6 +385,11 @@ json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(r
                         "cpu time, largest peak RSS, median cpu time of reading "
                         "symbol files (sleepy-parse --times)",
            "perf_record": {"event": event, "period_ns": int(period)},
+           "workloads": {"processes": "compiles, text tools, compression, "
+                                      "scripts: thousands of short processes, "
+                                      "two loops at a time",
+                         "steady": "two loops of xz -9 -T1 of 100 MB of text, "
+                                   "each run a minute or more"},
            "sleepy_recording": "perf2sleepy: the same samples, forks, execs, "
                                "exits and file mappings (with build-ids) as "
                                "the perf.data",
