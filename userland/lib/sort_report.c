@@ -444,7 +444,7 @@ static void add_batch(struct sort *s, struct row_batch *b)
 }
 
 /* Adds the rows of every IP count of @app to s->group. */
-static void add_app_rows(struct sort *s, const struct sleepy_app *app,
+static void add_app_rows(struct sort *s, struct sleepy_app *app,
 			 struct row_batch *batch)
 {
 	const struct sleepy_report_options *opts = s->opts;
@@ -456,7 +456,7 @@ static void add_app_rows(struct sort *s, const struct sleepy_app *app,
 
 	for (i = 0; i < app->ips.capacity; i++) {
 		const struct sleepy_ip_count *count =
-			sleepy_table_slot((struct sleepy_table *)&app->ips, i);
+			sleepy_table_slot(&app->ips, i);
 		struct cell *cells = batch->cells[batch->n];
 
 		if (!count)
@@ -504,7 +504,7 @@ static void end_group(struct sort *s, struct row_batch *batch,
 /* A selected application and the first cell of its rows. */
 struct grouped_app {
 	struct cell first;
-	const struct sleepy_app *app;
+	struct sleepy_app *app;
 };
 
 static bool same_group(const struct grouped_app *a,
@@ -514,7 +514,10 @@ static bool same_group(const struct grouped_app *a,
 	       a->first.number == b->first.number;
 }
 
-/* By group, then by appid: the same groups in the same order every run. */
+/*
+ * Any order that keeps a group together (by its cell's pointer and
+ * number), then by appid.
+ */
 static int cmp_grouped_apps(const void *a, const void *b)
 {
 	const struct grouped_app *x = a, *y = b;
@@ -546,7 +549,7 @@ static void add_rows(struct sort *s)
 
 	selected = sleepy_xcalloc(apps->used ?: 1, sizeof(*selected));
 	for (a = 0; a < apps->capacity; a++) {
-		const struct sleepy_app *app = sleepy_table_slot(apps, a);
+		struct sleepy_app *app = sleepy_table_slot(apps, a);
 
 		if (!app || !sleepy_report_app_selected(s->opts, app))
 			continue;
