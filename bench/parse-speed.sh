@@ -6,7 +6,7 @@
 # one workload in the guest.  Prints one table and writes
 # bench/results/parse-speed.json.
 #
-#   bash bench/parse-speed.sh        # RUNS=5 SIZES="1000000 10000000" STEADY_SIZES=10000000
+#   bash bench/parse-speed.sh        # RUNS=5 SIZES="1000000 10000000" STEADY_SIZES="1000000 10000000"
 #   GUEST_RECORDINGS=out/bench-parse/parse bash bench/parse-speed.sh
 #
 # Inputs are made once and kept in build/bench/parse-speed/ (delete it to
@@ -59,7 +59,7 @@ runs=${RUNS:-5}
 sizes=${SIZES:-"1000000 10000000"}
 # Sets of samples: SIZE (the workload of many processes) or steady-SIZE.
 sets="$sizes"
-for size in ${STEADY_SIZES-10000000}; do
+for size in ${STEADY_SIZES-1000000 10000000}; do
 	sets="$sets steady-$size"
 done
 parse=$top/build/userland/sleepy-parse
