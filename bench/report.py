@@ -379,6 +379,9 @@ def parse_targets(speed):
     """The parse-speed targets, each with the figures that meet or miss it."""
     out = []
 
+    def verdict(met):
+        return "met" if all(met) else "met on some recordings" if any(met) else "missed"
+
     def at(row):
         if row["size"] == "guest":
             return "the guest's own recordings"
@@ -390,7 +393,7 @@ def parse_targets(speed):
     if ratios:
         out.append("sleepy-parse at least 10x perf report's samples/s on the same work "
                    "(--sort pid,sym, every sample named): "
-                   f"{'met' if all(x >= 10 for _, x in ratios) else 'missed'} (" +
+                   f"{verdict([x >= 10 for _, x in ratios])} (" +
                    ", ".join(f"{x:.1f}x at {at(n)}" for n, x in ratios) + ")")
     common = [(r, r["tool"][len("sleepy-parse "):], r["samples_per_s_cpu_without_symbol_files"])
               for r in speed["results"]
@@ -398,10 +401,9 @@ def parse_targets(speed):
               and r["size"] != "guest" and r["size"] >= 10000000
               and "samples_per_s_cpu_without_symbol_files" in r]
     if common:
-        met = [x >= 20e6 for _, _, x in common]
         out.append("the common reports (--sort app,sym, the default) at 20 M samples/s "
                    "on 10 M samples, names included, reading symbol files apart: "
-                   f"{'met' if all(met) else 'met on some recordings' if any(met) else 'missed'} ("
+                   f"{verdict([x >= 20e6 for _, _, x in common])} ("
                    + ", ".join(f"{t} {x / 1e6:.1f} M/s at {at(r)}" for r, t, x in common) + ")")
     naming = [(r, r["cpu_over_aggregation"]) for r in speed["results"]
               if r["tool"] == "sleepy-parse -s pid,sym" and "cpu_over_aggregation" in r]
