@@ -149,7 +149,8 @@ static struct sleepy_order *sorted_functions(const struct function_count *rows,
 	sleepy_table_init(&labels, sizeof(struct sleepy_text_rank));
 	sleepy_table_init(&functions, sizeof(struct sleepy_text_rank));
 	sleepy_table_init(&dsos, sizeof(struct sleepy_text_rank));
-	for (row = rows; row < rows + n; row++) {
+	for (i = 0; i < n; i++) {
+		row = &rows[i];
 		sleepy_rank_add(&labels, row->app->label);
 		sleepy_rank_add(&functions, row->function);
 		sleepy_rank_add(&dsos, row->dso ?: "");
