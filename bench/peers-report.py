@@ -23,8 +23,8 @@ the same tracepoints but do not count them.
 Per task (table peers-task): each tool's run around `true` less no
 profiler's (its fixed cost), the slope of its extra time over its
 samples between two loop lengths (its cost per sample), and the local
-timer interrupts per second of the other CPU, where an unrelated spinner
-ran.  An idle machine (table peers-idle): the local timer interrupts per
+timer interrupts per second of the other CPU, where an unrelated, mostly
+busy process ran.  An idle machine (table peers-idle): the local timer interrupts per
 second while each tool samples it (sleepy parks an idle CPU's timer).  The JSON keeps every run's
 figures and, as each configuration's own numbers, the tables' cells.
 
