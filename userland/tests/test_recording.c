@@ -1809,17 +1809,12 @@ static void test_flamegraph(void)
 }
 
 /* The CSV report of @b read with --sort @keys (and -s loop). */
-static char *sorted_csv(struct builder *b, const char *keys)
+static char *sorted_csv_named(struct builder *b, const char *keys,
+			       const struct sleepy_symbols *symbols)
 {
-	static struct sleepy_symbol syms[] = {
-		{ .start = 0x401000, .size = 0x40, .name = "main" },
-	};
-	static const struct sleepy_symbols symbols = {
-		.app_name = "loop", .syms = syms, .count = 1,
-	};
 	struct sleepy_report_options opts = {
 		.path = "t", .format = SLEEPY_FORMAT_CSV,
-		.symbols = &symbols, .nsymbols = 1, .chain_depth = 1,
+		.symbols = symbols, .nsymbols = 1, .chain_depth = 1,
 	};
 	struct sleepy_recording rec;
 	struct sleepy_profile p;
@@ -1838,6 +1833,19 @@ static char *sorted_csv(struct builder *b, const char *keys)
 	fclose(f);
 	sleepy_profile_free(&p);
 	return text;
+}
+
+/* sorted_csv_named() with main at 0x401000 in loop. */
+static char *sorted_csv(struct builder *b, const char *keys)
+{
+	static struct sleepy_symbol syms[] = {
+		{ .start = 0x401000, .size = 0x40, .name = "main" },
+	};
+	static const struct sleepy_symbols symbols = {
+		.app_name = "loop", .syms = syms, .count = 1,
+	};
+
+	return sorted_csv_named(b, keys, &symbols);
 }
 
 /* A sample with stacks: @nk kernel frames, then @nu user frames. */
@@ -2092,16 +2100,9 @@ static void test_sort_ties(void)
 		0x401000, 0x5, 0x402000, 0x50, 0x403000, 0x4f0, 0x404000, 0x4f,
 		0x405000, 0x6, 0xa00000,
 	};
-	struct sleepy_report_options opts = {
-		.path = "t", .format = SLEEPY_FORMAT_CSV,
-		.symbols = &symbols, .nsymbols = 1, .chain_depth = 1,
-	};
-	struct sleepy_recording rec;
-	struct sleepy_profile p;
 	struct builder b = {};
-	char error[128], *out = NULL;
-	size_t i, size;
-	FILE *f;
+	char *out;
+	size_t i;
 
 	put_header(&b, 1);
 	put_app(&b, 1, "loop", 1);
@@ -2115,13 +2116,7 @@ static void test_sort_ties(void)
 		put(&b, &r, sizeof(r));
 	}
 	put_trailer(&b, 11, 0);
-	sleepy_sort_parse("app,sym", &opts, error, sizeof(error));
-	sleepy_profile_init(&p);
-	if (!sleepy_recording_open_mem(&rec, b.data, b.size))
-		sleepy_profile_read(&p, &rec);
-	f = open_memstream(&out, &size);
-	sleepy_report(f, &opts, &p, &rec);
-	fclose(f);
+	out = sorted_csv_named(&b, "app,sym", &symbols);
 	check_output(out != NULL, out,
 		     "report,samples,percent,app,sym\n"
 		     "sorted,1,9.0909,loop#1,[.] !bang\n"
@@ -2137,7 +2132,6 @@ static void test_sort_ties(void)
 		     "sorted,1,9.0909,loop#1,[.] main\n",
 		     "--sort app,sym: tied rows by text, names among unnamed IPs as strcmp() orders them");
 	free(out);
-	sleepy_profile_free(&p);
 	free(b.data);
 }
 
