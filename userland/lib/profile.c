@@ -12,6 +12,13 @@
 #define INSERTION_SORT_MAX 16
 #define SAMPLES_BUCKETS	65536
 
+/* For a table of applications made anew, or one that moved them. */
+static void forget_recent_apps(struct sleepy_profile *profile)
+{
+	memset(profile->recent_apps, 0, sizeof(profile->recent_apps));
+	profile->recent_capacity = profile->apps.capacity;
+}
+
 void sleepy_profile_init(struct sleepy_profile *profile)
 {
 	memset(profile, 0, sizeof(*profile));
@@ -33,7 +40,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	sleepy_table_free(&profile->exited);
-	profile->recent_capacity = 0;
+	forget_recent_apps(profile);
 	sleepy_intern_free(&profile->paths);
 	for (i = 0; i < profile->stacks.capacity; i++) {
 		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
@@ -68,8 +75,7 @@ static struct sleepy_app **recent_app(struct sleepy_profile *profile,
 				      uint32_t appid)
 {
 	if (profile->recent_capacity != profile->apps.capacity)
-		memset(profile->recent_apps, 0, sizeof(profile->recent_apps));
-	profile->recent_capacity = profile->apps.capacity;
+		forget_recent_apps(profile);
 	return &profile->recent_apps[appid & (SLEEPY_RECENT_APPS - 1)];
 }
 
@@ -728,7 +734,7 @@ bool sleepy_profile_next_interval(struct sleepy_profile *profile,
 	sleepy_table_free(&needed);
 	sleepy_table_free(&profile->apps);
 	profile->apps = kept;
-	profile->recent_capacity = 0;
+	forget_recent_apps(profile);
 	forget_exits(profile);
 
 	for (i = n = 0; i < profile->nmappings; i++)

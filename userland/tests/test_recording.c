@@ -46,7 +46,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 122
+#define PLANNED_TESTS 123
 
 static int failures, tests;
 
@@ -2620,6 +2620,35 @@ static char *intervals_csv(const char *dir, int64_t from, int64_t to)
 }
 
 /*
+ * An interval that forgets every application, then a sample of the same
+ * appid: a new application counts it, not one the last interval freed.
+ */
+static void test_interval_forgets_every_app(void)
+{
+	struct builder one = {}, two = {};
+	struct sleepy_profile p;
+	const struct sleepy_app *app;
+
+	put_header(&one, 1);
+	put_instance(&one, 1, 0, 1000, 1000, "short", 1);
+	put_sample(&one, 1, 0x401000, 0, 0);
+	put_exit(&one, 1, 2000);
+	put_header(&two, 1);
+	put_sample(&two, 1, 0x401000, 0, 0);
+	sleepy_profile_init(&p);
+	take_all(&one, &p);
+	sleepy_profile_next_interval(&p, 3000);
+	take_all(&two, &p);
+	app = sleepy_table_find(&p.apps, 1, NULL, NULL);
+	check(p.apps.used == 1 && app && app->samples == 1,
+	      "intervals: every application forgotten, then a sample of the same appid counted by a new one (%zu apps, %llu samples)",
+	      p.apps.used, app ? (unsigned long long)app->samples : 0ULL);
+	sleepy_profile_free(&p);
+	free(one.data);
+	free(two.data);
+}
+
+/*
  * sleepy-agent's intervals: a profile keeps the processes and mappings
  * from one interval to the next and forgets only those of processes that
  * ended with no running descendant; the profiles it writes are read back
@@ -2949,6 +2978,7 @@ int main(int argc, char **argv)
 	test_pprof_stacks();
 	test_pprof_threads();
 	test_intervals();
+	test_interval_forgets_every_app();
 	test_vdso();
 	test_entry_ip_rows();
 	test_exit_wakes_parent();
