@@ -4,10 +4,10 @@
  *
  * Writers: the sampling interrupt of each CPU (hard-irq) records the
  * interrupted context of its own CPU, and its stacks if asked (stack.c),
- * into its own buffer; the scheduler,
- * switching a CPU from its idle task to a task, restarts that CPU's parked
- * timer with interrupts off.  Neither ever touches another CPU's timer or
- * flags.
+ * into its own buffer; the scheduler, switching a CPU from its idle task
+ * to a task, or for a session limited to a process (its filter) to one of
+ * that process's tasks, restarts that CPU's parked timer with interrupts
+ * off.  Neither ever touches another CPU's timer or flags.
  *
  * Each CPU's hrtimer is initialised once, at boot.  A CPU hotplug state
  * owns its lifetime during a session: the online callback (on the CPU that
@@ -33,11 +33,13 @@
  * period ahead, and far enough ahead that the sample's time stays within
  * kernel.perf_cpu_time_max_percent of the CPU (by default 25: three times
  * as long as the sample took; perf measures its handlers the same way,
- * without the interrupt's entry and exit, and 0 or 100 lift the limit).  A CPU too slow
- * for the frequency, or an interrupt held off, skips and counts periods
- * instead of sampling back to back.  An hrtimer that finds its CPU idle
- * twice in a row does not rearm (the tick does not run on idle CPUs
- * either): it parks until the CPU leaves idle.
+ * without the interrupt's entry and exit; 0 or 100 lift the limit).  A CPU
+ * too slow for the frequency, or an interrupt held off, skips and counts
+ * periods instead of sampling back to back.  A timer that finds nothing
+ * to sample twice in a row does not rearm (the tick does not run on idle
+ * CPUs either): it parks until the CPU leaves idle or, with a filter, a
+ * followed task runs there (as with perf's per-task events, other tasks'
+ * CPUs take no interrupt; a sched_switch probe looks up the next task).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
@@ -52,6 +54,7 @@
 #include <linux/sched/task_stack.h>
 #include <linux/sleepy.h>
 #include <asm/irq_regs.h>
+#include <trace/events/sched.h>
 
 #include "sleepy.h"
 
@@ -61,7 +64,7 @@ struct sleepy_session __rcu *sleepy_live;
 
 static DEFINE_PER_CPU(struct hrtimer, sleepy_hrtimer);
 static DEFINE_PER_CPU(bool, sleepy_hrtimer_parked);
-static DEFINE_PER_CPU(unsigned int, sleepy_idle_periods);
+static DEFINE_PER_CPU(unsigned int, sleepy_empty_periods);
 
 /* The session whose timers run, if it samples at a frequency. */
 static struct sleepy_session *sleepy_timer_session(void)
@@ -73,8 +76,8 @@ static struct sleepy_session *sleepy_timer_session(void)
 	return session;
 }
 
-/* Hard-irq context. */
-static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
+/* Hard-irq context.  False when the CPU idles or runs a task not followed. */
+static bool sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 {
 	struct task_struct *task = current;
 	struct sleepy_sample local, *sample;
@@ -82,17 +85,17 @@ static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 	size_t size = sizeof(local);
 	u32 appid;
 
-	if (!regs)
-		return;
 	if (is_idle_task(task)) {
 		sleepy_buffer_count_idle(&session->buffer);
-		return;
+		return false;
 	}
 
 	appid = sleepy_apps_lookup(session->apps, task->tgid);
 	/* With a pid filter, only the selected processes have an appid. */
 	if (session->filter && appid == SLEEPY_APPID_UNKNOWN)
-		return;
+		return false;
+	if (!regs)
+		return true;
 
 	sample = sleepy_stack_sample(session);
 	if (!sample) {
@@ -117,6 +120,7 @@ static void sleepy_sample(struct sleepy_session *session, struct pt_regs *regs)
 		size = sleepy_stack_fill(session, sample, regs, user_regs);
 
 	sleepy_buffer_write(&session->buffer, sample, SLEEPY_REC_SAMPLE, size);
+	return true;
 }
 
 void __sleepy_tick(struct pt_regs *regs)
@@ -157,7 +161,7 @@ static void sleepy_hrtimer_rearm(struct sleepy_session *session,
  * sleepy_idle_exit(), which restarts the timer.  The exit of the idle loop
  * would not do: schedule_idle() may switch back to idle and, in the same
  * call, to a task again, with a timer that parked in between.
- * Only the second idle period in a row parks: restarting after every
+ * Only the second empty period in a row parks: restarting after every
  * short idle spell (a process waiting for its child) costs more than
  * the interrupts it saves.
  */
@@ -169,11 +173,10 @@ static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 	if (!session)
 		return HRTIMER_NORESTART;
 	began = hrtimer_cb_get_time(timer);
-	sleepy_sample(session, get_irq_regs());
-	if (!is_idle_task(current) || need_resched()) {
-		__this_cpu_write(sleepy_idle_periods, 0);
-	} else if (__this_cpu_inc_return(sleepy_idle_periods) >= 2) {
-		__this_cpu_write(sleepy_idle_periods, 0);
+	if (sleepy_sample(session, get_irq_regs()) || need_resched()) {
+		__this_cpu_write(sleepy_empty_periods, 0);
+	} else if (__this_cpu_inc_return(sleepy_empty_periods) >= 2) {
+		__this_cpu_write(sleepy_empty_periods, 0);
 		__this_cpu_write(sleepy_hrtimer_parked, true);
 		return HRTIMER_NORESTART;
 	}
@@ -181,24 +184,71 @@ static enum hrtimer_restart sleepy_hrtimer_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-void __sleepy_idle_exit(void)
+/* Restarts this CPU's parked timer; interrupts off. */
+static void sleepy_hrtimer_unpark(struct sleepy_session *session)
 {
-	struct sleepy_session *session;
+	struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
 
 	lockdep_assert_irqs_disabled();
-	session = sleepy_timer_session();
-	if (session && __this_cpu_read(sleepy_hrtimer_parked)) {
-		struct hrtimer *timer = this_cpu_ptr(&sleepy_hrtimer);
+	__this_cpu_write(sleepy_hrtimer_parked, false);
+	/*
+	 * Back on the timer's own grid, as if it had fired all along: a full
+	 * period from now would never sample a task that runs for less than
+	 * a period between two idle spells.
+	 */
+	hrtimer_forward_now(timer, session->period);
+	hrtimer_start_expires(timer, HRTIMER_MODE_ABS_PINNED_HARD);
+}
 
-		__this_cpu_write(sleepy_hrtimer_parked, false);
-		/*
-		 * Back on the timer's own grid, as if it had fired all along:
-		 * a full period from now would never sample a task that runs
-		 * for less than a period between two idle spells.
-		 */
-		hrtimer_forward_now(timer, session->period);
-		hrtimer_start_expires(timer, HRTIMER_MODE_ABS_PINNED_HARD);
-	}
+void __sleepy_idle_exit(void)
+{
+	struct sleepy_session *session = sleepy_timer_session();
+
+	/* A filtered session's timer waits for a followed task instead. */
+	if (session && !session->filter &&
+	    __this_cpu_read(sleepy_hrtimer_parked))
+		sleepy_hrtimer_unpark(session);
+}
+
+/* In __schedule(), runqueue locked, interrupts off. */
+static void sleepy_probe_follow(void *unused, bool preempt,
+				struct task_struct *prev,
+				struct task_struct *next,
+				unsigned int prev_state)
+{
+	struct sleepy_session *session = sleepy_timer_session();
+
+	if (session && __this_cpu_read(sleepy_hrtimer_parked) &&
+	    !is_idle_task(next) &&
+	    sleepy_apps_lookup(session->apps, next->tgid) != SLEEPY_APPID_UNKNOWN)
+		sleepy_hrtimer_unpark(session);
+}
+
+SLEEPY_PROBE(sched_switch, sleepy_probe_follow)
+
+static const struct sleepy_probe sleepy_follow_probes[] = {
+	SLEEPY_PROBE_OF(sched_switch),
+};
+
+/*
+ * Registers the probe that restarts a parked timer on a switch to a
+ * followed task, for a session with a filter on hrtimers.  Process
+ * context, sleepy_session_lock held.  Returns 0 or a negative errno.
+ */
+int sleepy_sampling_attach(struct sleepy_session *session)
+{
+	if (!session->filter || !session->period)
+		return 0;
+	return sleepy_probes_attach(&session->follow_attached,
+				    sleepy_follow_probes,
+				    ARRAY_SIZE(sleepy_follow_probes));
+}
+
+/* Unregisters it, once @session stopped sampling, and waits. */
+void sleepy_sampling_detach(struct sleepy_session *session)
+{
+	sleepy_probes_detach(&session->follow_attached, sleepy_follow_probes,
+			     ARRAY_SIZE(sleepy_follow_probes));
 }
 
 /* The first point of @cpu's grid after @now. */
@@ -221,7 +271,7 @@ static void sleepy_hrtimer_start_local(void *unused)
 	if (!session)
 		return;
 	__this_cpu_write(sleepy_hrtimer_parked, false);
-	__this_cpu_write(sleepy_idle_periods, 0);
+	__this_cpu_write(sleepy_empty_periods, 0);
 	hrtimer_start(this_cpu_ptr(&sleepy_hrtimer),
 		      sleepy_grid_next(ktime_get(), session->period,
 				       smp_processor_id()),
@@ -294,7 +344,7 @@ void sleepy_sampling_stop(void)
 	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(per_cpu_ptr(&sleepy_hrtimer, cpu));
 		WRITE_ONCE(per_cpu(sleepy_hrtimer_parked, cpu), false);
-		WRITE_ONCE(per_cpu(sleepy_idle_periods, cpu), 0);
+		WRITE_ONCE(per_cpu(sleepy_empty_periods, cpu), 0);
 	}
 }
 

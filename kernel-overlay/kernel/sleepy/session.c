@@ -228,6 +228,7 @@ static void sleepy_session_free(struct sleepy_session *session)
 	sleepy_walk_destroy(session);
 	sleepy_process_detach(session);
 	sleepy_sched_detach(session);
+	sleepy_sampling_detach(session);
 	sleepy_irq_detach(session);
 	sleepy_apps_destroy(session->apps);
 	sleepy_irq_destroy(session);
@@ -272,6 +273,9 @@ static struct sleepy_session *sleepy_session_create(const struct sleepy_attr *at
 	if (err)
 		goto fail;
 	err = sleepy_sched_attach(session);
+	if (err)
+		goto fail;
+	err = sleepy_sampling_attach(session);
 	if (err)
 		goto fail;
 	err = sleepy_stack_create(session);
@@ -323,6 +327,7 @@ static void sleepy_session_stop(struct sleepy_session *session)
 	cpus_read_unlock();
 	sleepy_process_detach(session);
 	sleepy_sched_detach(session);
+	sleepy_sampling_detach(session);
 	sleepy_irq_detach(session);
 
 	session->stop_ns = sleepy_now();

@@ -154,6 +154,7 @@ void sleepy_buffer_count_missed(struct sleepy_buffer *buffer, u64 periods);
  * @irq_actions: the shared-line actions seen, with SLEEPY_FLAG_IRQ
  * @process_attached: process.c's probes are registered for the session
  * @sched_attached: sched.c's probes are registered for the session
+ * @follow_attached: sampling.c's probe is registered for the session
  * @irq_attached: irq.c's probes are registered for the session
  * @stack_scratch: per-CPU sample with stacks, with SLEEPY_FLAG_CALLCHAIN
  * @walker: the start walk's kthread, until the stop (walk.c)
@@ -191,6 +192,7 @@ struct sleepy_session {
 	struct sleepy_irq_actions *irq_actions;
 	bool process_attached;
 	bool sched_attached;
+	bool follow_attached;
 	bool irq_attached;
 	void * __percpu *stack_scratch;
 	struct task_struct *walker;
@@ -215,6 +217,8 @@ static inline u64 sleepy_now(void)
 void sleepy_sampling_begin(struct sleepy_session *session);
 void sleepy_sampling_start(struct sleepy_session *session);
 void sleepy_sampling_stop(void);
+int sleepy_sampling_attach(struct sleepy_session *session);
+void sleepy_sampling_detach(struct sleepy_session *session);
 int sleepy_sampling_init(void);
 
 /* stack.c: call stacks of the samples, with SLEEPY_FLAG_CALLCHAIN. */

@@ -2,7 +2,8 @@
 /*
  * Tests of the samples: call stacks (user and kernel, cut at the depth
  * asked for), the accounting of samples and drops, CPU hotplug during
- * sessions and an idle CPU sampled after the start.  Needs root.
+ * sessions, an idle CPU sampled after the start and a filtered session
+ * sparing other CPUs.  Needs root.
  */
 #include "sleepy_test.h"
 
@@ -376,83 +377,6 @@ static uint64_t samples_on(struct stream *s, unsigned int cpu, uint64_t since)
 	return n;
 }
 
-static int pin(pid_t pid, int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(pid, sizeof(set), &set);
-}
-
-/* The CPU @pid last ran on (/proc/PID/stat field 39), -1 if unknown. */
-static int last_cpu(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	int field, fd, cpu = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the name may hold spaces */
-	for (field = 2; p && field < 39; field++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		cpu = atoi(p + 1);
-	return cpu;
-}
-
-/* Pins @pid to @cpu and waits (2 s at most) until it runs there. */
-static bool move_to(pid_t pid, int cpu)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (!pin(pid, cpu) && last_cpu(pid) == cpu)
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
-
-/*
- * Why tests that need a busy CPU cannot run here, or NULL: the environment
- * (SLEEPY_TEST_NO_HOG) says a spinning process of this build gets no timer
- * interrupts, so there is nothing to sample.
- */
-static const char *no_hog_reason(void)
-{
-	const char *why = getenv("SLEEPY_TEST_NO_HOG");
-
-	return why && *why ? why : NULL;
-}
-
-/* A child spinning on @cpu until killed. */
-static pid_t hog(int cpu)
-{
-	pid_t pid = fork();
-
-	if (!pid) {
-		pin(0, cpu);
-		for (;;)
-			;
-	}
-	return pid;
-}
-
-static void unhog(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 /* Samples @cpu has written so far in the running session. */
 static uint64_t cpu_samples(int session, int cpu)
 {
@@ -665,6 +589,81 @@ TEST_F(sleepy, idle_cpu_sampled_after_start)
 		TH_LOG("%llu samples on CPU 1, %llu periods missed there",
 		       (unsigned long long)hog_samples,
 		       (unsigned long long)stats[1].missed);
+	free(s.records);
+}
+
+/*
+ * Of @reads looks at /proc/timer_list 10 ms apart, how many find a
+ * sampling timer queued on @cpu; -1 if it shows no such CPU.
+ */
+static int sampling_timer_queued(int cpu, int reads)
+{
+	int i, at, queued = 0, cpu_seen = 0;
+	char line[256];
+	FILE *f;
+
+	for (i = 0; i < reads; i++, usleep(10000)) {
+		f = fopen("/proc/timer_list", "r");
+		if (!f)
+			return -1;
+		for (at = -1; fgets(line, sizeof(line), f);) {
+			if (!strncmp(line, "cpu: ", 5))
+				at = atoi(line + 5);
+			else if (!strncmp(line, "Tick Device", 11))
+				at = -1;
+			cpu_seen |= at == cpu;
+			if (at == cpu && strstr(line, "sleepy_hrtimer_fn")) {
+				queued++;
+				break;
+			}
+		}
+		fclose(f);
+	}
+	return cpu_seen ? queued : -1;
+}
+
+/*
+ * A session limited to a process keeps no timer on a CPU busy with
+ * another task (perf's per-task events do not fire there either), and
+ * starts it when the followed process comes to that CPU.
+ */
+TEST_F(sleepy, pid_filter_spares_other_cpus)
+{
+	int other_only, followed_there;
+	pid_t other, followed;
+	uint64_t since;
+	struct stream s;
+	bool sampled;
+
+	if (sysconf(_SC_NPROCESSORS_CONF) < 2)
+		SKIP(return, "one CPU");
+	if (no_hog_reason())
+		SKIP(return, "%s", no_hog_reason());
+	pin(0, 0);
+	other = hog(1);
+	followed = hog(0);
+	EXPECT_TRUE(move_to(other, 1));
+	self->attr.frequency = 4000;
+	self->attr.pid = followed;
+	ASSERT_EQ(0, start(self, &self->attr));
+	usleep(100000);
+	other_only = sampling_timer_queued(1, 20);
+	unhog(other);
+	since = now_ns();
+	EXPECT_TRUE(move_to(followed, 1));
+	followed_there = sampling_timer_queued(1, 20);
+	sampled = cpu_samples_again(self->fd, 1, 50);
+	unhog(followed);
+	ASSERT_EQ(0, sys_stop(0));
+	ASSERT_EQ(0, read_stream(self->fd, &s));
+	EXPECT_EQ(0, other_only)
+		TH_LOG("CPU 1 running another task: timer queued at %d of 20 looks",
+		       other_only);
+	EXPECT_LE(10, followed_there)
+		TH_LOG("CPU 1 running the followed task: timer queued at %d of 20 looks",
+		       followed_there);
+	EXPECT_TRUE(sampled);
+	EXPECT_GE(samples_on(&s, 1, since), 50);
 	free(s.records);
 }
 

@@ -412,6 +412,83 @@ static inline pid_t session_owner(const struct sleepy_attr *attr)
 	return owner;
 }
 
+static inline int pin(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set);
+}
+
+/* The CPU @pid last ran on (/proc/PID/stat field 39), -1 if unknown. */
+static inline int last_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field, fd, cpu = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	for (field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		cpu = atoi(p + 1);
+	return cpu;
+}
+
+/* Pins @pid to @cpu and waits (2 s at most) until it runs there. */
+static inline bool move_to(pid_t pid, int cpu)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!pin(pid, cpu) && last_cpu(pid) == cpu)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * Why tests that need a busy CPU cannot run here, or NULL: the environment
+ * (SLEEPY_TEST_NO_HOG) says a spinning process of this build gets no timer
+ * interrupts, so there is nothing to sample.
+ */
+static inline const char *no_hog_reason(void)
+{
+	const char *why = getenv("SLEEPY_TEST_NO_HOG");
+
+	return why && *why ? why : NULL;
+}
+
+/* A child spinning on @cpu until killed. */
+static inline pid_t hog(int cpu)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		pin(0, cpu);
+		for (;;)
+			;
+	}
+	return pid;
+}
+
+static inline void unhog(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 #define PERF_MAX_STACK "/proc/sys/kernel/perf_event_max_stack"
 #define CPU_PERCENT "/proc/sys/kernel/perf_cpu_time_max_percent"
 
