@@ -60,6 +60,9 @@ EVENT_TOOLS = {
         "bcc-offcputime": ("BCC offcputime: off-CPU time per stack, in-kernel", "none"),
         "bcc-runqlat": ("BCC runqlat: run-queue latency histogram, in-kernel", "none"),
         "bcc-offwaketime": ("BCC offwaketime: off-CPU time per stack and waker stack", "none"),
+        "libbpf-offcputime": ("BCC's libbpf-tools offcputime: off-CPU time per stack, in-kernel", "none"),
+        "libbpf-runqlat": ("BCC's libbpf-tools runqlat: run-queue latency histogram, in-kernel", "none"),
+        "libbpf-wakeuptime": ("BCC's libbpf-tools wakeuptime: blocked time per waker stack, in-kernel", "none"),
     },
     "irq": {
         "sleepy-irq": ("sleepy-start --irq: per-CPU histograms of every interrupt", "sleepy"),
@@ -67,6 +70,8 @@ EVENT_TOOLS = {
                           "and softirq", "none"),
         "bcc-hardirqs": ("BCC hardirqs -d: histogram per interrupt, in-kernel", "none"),
         "bcc-softirqs": ("BCC softirqs -d: histogram per softirq, in-kernel", "none"),
+        "libbpf-hardirqs": ("BCC's libbpf-tools hardirqs -d: histogram per interrupt, in-kernel", "none"),
+        "libbpf-softirqs": ("BCC's libbpf-tools softirqs -d: histogram per softirq, in-kernel", "none"),
     },
 }
 HEADER = {
@@ -123,7 +128,7 @@ def cost_cell(failed, lost, what, figures, costs, base_ns, count, digits=2):
 
 
 def read_raw(path):
-    runs, fixed, events, idle, task = {}, {}, {}, {}, {}
+    runs, fixed, events, idle, task, beside = {}, {}, {}, {}, {}, {}
     with open(path) as f:
         for line in f:
             fields = line.split()
@@ -138,6 +143,8 @@ def read_raw(path):
                 length, e, samples, cpu0 = map(int, fields[3:])
                 task.setdefault(fields[1], {}).setdefault(int(fields[2]), {})[length] = dict(
                     elapsed_ns=e, samples=samples, cpu0_interrupts=cpu0)
+            elif fields and fields[0] == "beside" and len(fields) == 5:
+                beside.setdefault(fields[1], []).append(int(fields[4]) / (int(fields[3]) / 1e9))
             elif fields and fields[0] == "idle" and len(fields) == 5:
                 idle.setdefault(fields[1], []).append(int(fields[4]) / (int(fields[3]) / 1e9))
             elif fields and fields[0] == "event" and len(fields) == 10:
@@ -145,19 +152,20 @@ def read_raw(path):
                 events.setdefault(fields[1], {}).setdefault(fields[2], {})[int(fields[3])] = dict(
                     elapsed_ns=e, events=count, lost=lost, bytes=nbytes,
                     ready_ns=ready, stop_ns=stop)
-    return runs, fixed, events, idle, task
+    return runs, fixed, events, idle, task, beside
 
 
-def task_part(task):
+def task_part(task, beside):
     """Per task: each tool's fixed cost (its run around `true`), its cost
     per sample (the slope between two loop lengths, over no profiler's),
-    and the local timer interrupts per second an unrelated CPU took."""
+    both with the other CPU idle, and the local timer interrupts per
+    second the other CPU took while busy with an unrelated process."""
     none = task.get("none", {})
     configs, rows = {}, []
     for config, reps in task.items():
         if config == "none":
             continue
-        fixed, slope, cpu0 = [], [], []
+        fixed, slope, cpu0 = [], [], beside.get(config, [])
         for rep, runs in sorted(reps.items()):
             base = none.get(rep)
             lengths = sorted(length for length in runs if length)
@@ -169,7 +177,6 @@ def task_part(task):
             more = runs[long_]["samples"] - runs[short]["samples"]
             if more > 0:
                 slope.append((extra[1] - extra[0]) / more)
-            cpu0.append(runs[long_]["cpu0_interrupts"] / (runs[long_]["elapsed_ns"] / 1e9))
         columns = {"fixed_ms": stats(fixed, 1e-6), "cost_us": stats(slope, 1e-3),
                    "cpu0_per_s": stats(cpu0),
                    "samples": stats([r[max(r)]["samples"] for r in reps.values()])}
@@ -179,9 +186,7 @@ def task_part(task):
         configs[config] = entry
         rows.append([config, spread(columns["fixed_ms"], 1), spread(columns["samples"], 0),
                      spread(columns["cost_us"]), spread(columns["cpu0_per_s"], 0)])
-    base_cpu0 = [r[max(r)]["cpu0_interrupts"] / (r[max(r)]["elapsed_ns"] / 1e9)
-                 for r in none.values() if r]
-    rows.insert(0, ["none", "-", "-", "-", spread(stats(base_cpu0), 0)])
+    rows.insert(0, ["none", "-", "-", "-", spread(stats(beside.get("none", [])), 0)])
     return {"configs": configs}, rows
 
 
@@ -288,7 +293,7 @@ def main():
     parser.add_argument("--config", required=True)
     args = parser.parse_args()
     stamp = json.loads(args.stamp)
-    runs, fixed, events, idle, task = read_raw(args.raw)
+    runs, fixed, events, idle, task, beside = read_raw(args.raw)
     if ("none" not in runs or len(runs) < 2) and not events and not idle and not task:
         sys.exit("peers-report: no runs without and with a profiler in %s" % args.raw)
     with open(args.config, "rb") as f:
@@ -306,7 +311,7 @@ def main():
             results[part], rows = event_part(part, events[part])
             page += table("peers-" + part, HEADER["events"], rows)
     if task:
-        results["task"], rows = task_part(task)
+        results["task"], rows = task_part(task, beside)
         page += table("peers-task", HEADER["task"], rows)
     if idle:
         results["idle_interrupts_per_s"] = idle

@@ -6,7 +6,7 @@
 # With IMAGE_KERNEL=debian, the packages of make deb-debian (Debian's own
 # configuration) go in instead, into build/image/VARIANT-debian.img.
 #   full:    what a user profiles and compares with: linux-perf, bpftrace,
-#            bpfcc-tools, python3, xz-utils, sqlite3, gcc and make
+#            bpfcc-tools, libbpf-tools, python3, xz-utils, sqlite3, gcc and make
 #   minimal: systemd, xz-utils and the tools' libraries (make test)
 #   grub:    minimal, with Debian's own kernel (linux-image-cloud-amd64)
 #            and GRUB, none of our packages: a user's machine before
@@ -28,7 +28,7 @@ base=$dir/base-$variant
 packages="systemd-sysv udev initramfs-tools zstd kmod procps iproute2 less
 	xz-utils libdw1 libelf1 libprotobuf-c1 zlib1g"
 case $variant in
-full)	packages+=" linux-perf bpftrace bpfcc-tools python3 sqlite3 gcc make libc6-dev" ;;
+full)	packages+=" linux-perf bpftrace bpfcc-tools libbpf-tools python3 sqlite3 gcc make libc6-dev" ;;
 minimal) ;;
 grub)	packages+=" linux-image-cloud-amd64 grub-pc" ;;
 *)	echo "make image: unknown variant '$variant' (full, minimal or grub)" >&2; exit 2 ;;

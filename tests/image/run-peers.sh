@@ -16,19 +16,21 @@
 #     fixed CONFIG REP TOTAL_NS
 # - sched: a context-switch storm (pingpong, two threads waking each other
 #   on CPU 1) under sleepy --sched, perf's switch events, bpftrace's
-#   runqlat and off-CPU time (and BCC's offcputime, runqlat, offwaketime);
+#   runqlat and off-CPU time, BCC's libbpf-tools offcputime, runqlat and
+#   wakeuptime (and BCC's Python offcputime, runqlat, offwaketime);
 # - irq: a timer interrupt storm (ticker: 50 us sleeps on CPU 1, a niced
 #   spinner beside it so that the CPU is never idle) under sleepy --irq,
-#   bpftrace timing every interrupt and softirq (and BCC's hardirqs -d and
-#   softirqs -d):
+#   bpftrace timing every interrupt and softirq, libbpf-tools hardirqs -d
+#   and softirqs -d (and BCC's Python ones):
 #     event PART CONFIG REP ELAPSED_NS EVENTS LOST BYTES READY_NS STOP_NS
 #   (EVENTS: the switches and wakeups, or interrupts and softirqs, sleepy
 #   recorded; the BPF tools see the same tracepoints but do not count).
 # - idle: an idle machine sampled by each tool, the local timer interrupts
 #   it takes (sleepy parks an idle CPU's timer, the others keep firing):
 #     idle CONFIG REP ELAPSED_NS INTERRUPTS
-# - task: per task, a loop of two lengths and `true` under each tool with
-#   an unrelated, mostly busy process on the other CPU (see task_one).
+# - task: per task, a loop of two lengths and `true` under each tool, and
+#   the loop beside an unrelated, mostly busy process on the other CPU
+#   (see task_one).
 # Every tool gets the same buffer per CPU (4 MiB) where it has one.
 # Options on the kernel command line: sleepy.reps=N, sleepy.rate=HZ,
 # sleepy.configs=a,b,... (sample part), sleepy.idle_configs=a,b,... (idle
@@ -143,26 +145,34 @@ perf_lost() {
 	perf report --stats -i /tmp/p.data 2> /dev/null |
 		awk '/LOST_SAMPLES events:|^ *LOST events:/ { n += $3 } END { print n + 0 }'
 }
-# perf_events_open PID: how many perf events PID holds.
-perf_events_open() {
-	ls -l /proc/$1/fd 2> /dev/null | grep -c 'anon_inode:\[perf_event\]'
+# anon_fds PID KIND: how many anonymous files of KIND (perf_event,
+# bpf_link) PID holds.
+anon_fds() {
+	ls -l /proc/$1/fd 2> /dev/null | grep -c "anon_inode:\[\?$2\]\?\$"
 }
-# bcc PATTERN TOOL ARGS...: a BCC tool in the background until its
-# output matches PATTERN (it has attached; "perf events": until it holds
-# one per CPU, for profile, which prints its header before it compiles);
-# sets pid and ready_ns (from t0).
-bcc() {
-	local pattern=$1 i
+# bpf_tool PATTERN TOOL ARGS...: a BCC tool (Python, compiling its program
+# at start) or one of BCC's libbpf-tools (CO-RE: compiled already, loaded
+# against the kernel's BTF) in the background until its output matches
+# PATTERN (it has attached); "perf events": until it holds one per CPU
+# (profile prints its header before it compiles); "bpf links": until it
+# holds one (offcputime prints nothing).  Sets pid and ready_ns (from t0).
+bpf_tool() {
+	local pattern=$1 i kind= least=1
 	shift
-	PYTHONUNBUFFERED=1 "$@" > /tmp/tool.out 2> /tmp/tool.err &
+	PYTHONUNBUFFERED=1 stdbuf -oL "$@" > /tmp/tool.out 2> /tmp/tool.err &
 	pid=$!
-	if [ "$pattern" = "perf events" ]; then
+	case $pattern in
+	"perf events") kind=perf_event least=$(nproc) ;;
+	"bpf links") kind=bpf_link ;;
+	esac
+	if [ -n "$kind" ]; then
 		for ((i = 1; i <= 12000; i++)); do
-			[ "$(perf_events_open $pid)" -ge "$(nproc)" ] && break
+			[ "$(anon_fds $pid $kind)" -ge $least ] && break
 			[ $((i % 600)) = 0 ] &&
-				say "waiting for $1's perf events: $(ps -o etime=,time=,stat=,rss= -p $pid 2> /dev/null || echo exited)"
+				say "waiting for $1's $pattern: $(ps -o etime=,time=,stat=,rss= -p $pid 2> /dev/null || echo exited)"
 			sleep 0.1
 		done
+		[ $i -le 12000 ] || say "$1: no $pattern after 1200 s"
 	else
 		wait_for /tmp/tool.out "$pattern" $pid
 	fi
@@ -227,7 +237,7 @@ run_one() {
 			samples=$(awk '$3 == "loop"' /tmp/tool.out | wc -l) ;;
 		esac ;;
 	bcc-profile)
-		bcc "perf events" profile-bpfcc -F $rate
+		bpf_tool "perf events" profile-bpfcc -F $rate
 		elapsed $workload > /dev/null 2> /tmp/t
 		stop $pid
 		samples=$(awk '/^ +- +loop \([0-9]+\)$/ { getline; n += $1 } END { print n + 0 }' /tmp/tool.out) ;;
@@ -293,11 +303,16 @@ event_one() {
 	bpftrace-runqlat) bpftrace_start "$bpftrace_runqlat" ;;
 	bpftrace-offcpu) bpftrace_start "$bpftrace_offcpu" ;;
 	bpftrace-irqs) bpftrace_start "$bpftrace_irqs" ;;
-	bcc-offcputime) bcc 'Hit Ctrl-C' offcputime-bpfcc ;;
-	bcc-runqlat) bcc 'Hit Ctrl-C' runqlat-bpfcc ;;
-	bcc-offwaketime) bcc 'Hit Ctrl-C' offwaketime-bpfcc ;;
-	bcc-hardirqs) bcc 'Hit Ctrl-C' hardirqs-bpfcc -d ;;
-	bcc-softirqs) bcc 'Hit Ctrl-C' softirqs-bpfcc -d ;;
+	bcc-offcputime) bpf_tool 'Hit Ctrl-C' offcputime-bpfcc ;;
+	bcc-runqlat) bpf_tool 'Hit Ctrl-C' runqlat-bpfcc ;;
+	bcc-offwaketime) bpf_tool 'Hit Ctrl-C' offwaketime-bpfcc ;;
+	bcc-hardirqs) bpf_tool 'Hit Ctrl-C' hardirqs-bpfcc -d ;;
+	bcc-softirqs) bpf_tool 'Hit Ctrl-C' softirqs-bpfcc -d ;;
+	libbpf-offcputime) bpf_tool 'bpf links' offcputime ;;
+	libbpf-runqlat) bpf_tool 'Hit Ctrl-C' runqlat ;;
+	libbpf-wakeuptime) bpf_tool 'Tracing blocked' wakeuptime ;;
+	libbpf-hardirqs) bpf_tool 'Hit Ctrl-C' hardirqs -d ;;
+	libbpf-softirqs) bpf_tool 'Hit Ctrl-C' softirqs -d ;;
 	esac
 	if [ $part = sched ]; then
 		elapsed -c 1 /tmp/bin/pingpong 20000 2> /tmp/t
@@ -329,7 +344,7 @@ event_one() {
 		stop $pid
 		lost=$(cat /tmp/tool.out /tmp/tool.err | sed -n 's/.*Lost \([0-9]*\) events.*/\1/p' |
 		       awk '{ n += $1 } END { print n + 0 }') ;;
-	bcc-*)
+	bcc-*|libbpf-*)
 		stop $pid
 		grep -iq 'lost\|error' /tmp/tool.err && say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1)" ;;
 	esac
@@ -358,7 +373,7 @@ part() {
 
 say "$(uname -r), rate $rate Hz, $reps repetitions (BCC $bcc_reps), parts: $parts"
 say "perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate), perf_cpu_time_max_percent $(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
-say "versions: $(perf --version 2>&1 | head -n1); bpftrace $(bpftrace --version 2>&1 | head -n1); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null)"
+say "versions: $(perf --version 2>&1 | head -n1); bpftrace $(bpftrace --version 2>&1 | head -n1); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null); libbpf-tools $(dpkg-query -W -f '${Version}' libbpf-tools 2>/dev/null)"
 mkdir -p /tmp/bin
 ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/pingpong
 ln -sf /sleepy/bin/sleepy_sched_load /tmp/bin/ticker
@@ -393,24 +408,33 @@ idle_one() {
 	say "idle $config rep $rep: $((after - before)) local timer interrupts in $e ns"
 }
 
-# task_one CONFIG REP LENGTH: a loop of LENGTH iterations (or `true` for
-# 0) on CPU 1 under CONFIG's per-task tool, timed from the tool's start to
-# its end, with an unrelated, mostly busy process on CPU 0 meanwhile: the
-# local timer interrupts CPU 0 takes are what it pays (sleepy's pid filter
-# is applied in every CPU's interrupt; perf's per-task event fires only
-# where the task runs).  It sleeps 10 ms after each 1 M iterations (about
-# 0.1 s): a vCPU that never halts held QEMU's -icount round robin, and
-# perf's 30 M loop beside a pure spinner took 260.8 s of guest time
-# instead of 3.4 s.
+# task_one CONFIG REP LENGTH [beside]: a loop of LENGTH iterations (or
+# `true` for 0) on CPU 1 under CONFIG's per-task tool, timed from the
+# tool's start to its end, CPU 0 idle: each tool's fixed cost (`true`) and
+# its cost per sample (the slope between two lengths).
 #     task CONFIG REP LENGTH ELAPSED_NS SAMPLES CPU0_INTERRUPTS
+# With "beside", an unrelated, mostly busy process runs on CPU 0
+# meanwhile, and the local timer interrupts CPU 0 takes are what it pays
+# for the tool (perf's per-task event fires only where the task runs;
+# sleepy's pid filter, where a followed task runs):
+#     beside CONFIG REP ELAPSED_NS CPU0_INTERRUPTS
+# Its elapsed time is no cost: under -icount, whether CPU 0 takes a timer
+# moved the loop's time on CPU 1 by as much as the tools' whole cost (120
+# M iterations: 3.5 s under sleepy with the pid filter in every CPU's
+# interrupt, 5.7 s once it spared CPU 0, 2.9 s under none).  The process
+# sleeps 10 ms after each 1 M iterations (about 0.1 s): a vCPU that never
+# halts held QEMU's -icount round robin, and perf's 30 M loop beside a
+# pure spinner took 260.8 s of guest time instead of 3.4 s.
 task_one() {
-	local config=$1 rep=$2 length=$3 spinner before after cmd
+	local config=$1 rep=$2 length=$3 beside=${4-} spinner= before after cmd
 	samples=0
 	rm -f /tmp/t /tmp/r.data /tmp/p.data
 	cmd="loop $length"
 	[ "$length" = 0 ] && cmd=true
-	taskset -c 0 sh -c 'while :; do loop 1000000; sleep 0.01; done' > /dev/null &
-	spinner=$!
+	if [ -n "$beside" ]; then
+		taskset -c 0 sh -c 'while :; do loop 1000000; sleep 0.01; done' > /dev/null &
+		spinner=$!
+	fi
 	before=$(cpu0_local_timer_interrupts)
 	case $config in
 	none) elapsed -c 1 $cmd > /dev/null 2> /tmp/t ;;
@@ -426,14 +450,20 @@ task_one() {
 			  awk '$3 == "loop" { n += $2 } END { print n + 0 }') ;;
 	esac
 	after=$(cpu0_local_timer_interrupts)
-	kill $spinner
-	wait $spinner 2> /dev/null
-	pkill -x -f 'loop 1000000'
+	if [ -n "$spinner" ]; then
+		kill $spinner
+		wait $spinner 2> /dev/null
+		pkill -x -f 'loop 1000000'
+	fi
 	local e
 	e=$(elapsed_ns)
 	[ -n "$e" ] || { say "task $config: the workload did not run"; e=0; }
-	printf 'task\t%s\t%s\t%s\t%s\t%s\t%s\n' $config $rep $length $e $samples $((after - before)) >> $raw
-	say "task $config rep $rep length $length: $e ns, $samples samples, $((after - before)) interrupts on CPU 0"
+	if [ -n "$beside" ]; then
+		printf 'beside\t%s\t%s\t%s\t%s\n' $config $rep $e $((after - before)) >> $raw
+	else
+		printf 'task\t%s\t%s\t%s\t%s\t%s\t%s\n' $config $rep $length $e $samples $((after - before)) >> $raw
+	fi
+	say "task $config rep $rep length $length${beside:+ beside a busy CPU 0}: $e ns, $samples samples, $((after - before)) interrupts on CPU 0"
 }
 cpu0_local_timer_interrupts() { awk '$1 == "LOC:" { print $2 }' /proc/interrupts; }
 task_lengths="0 30000000 120000000"
@@ -442,10 +472,14 @@ task_all() {
 	for length in $task_lengths; do
 		task_one $1 $2 $length
 	done
+	task_one $1 $2 30000000 beside
 }
 
-sched_configs="none sleepy sleepy-sched perf-switch bpftrace-runqlat bpftrace-offcpu"
-irq_configs="none sleepy sleepy-irq bpftrace-irqs"
+# BCC's libbpf-tools (Debian's libbpf-tools: no profile or offwaketime in
+# its 0.26; wakeuptime is the nearest to offwaketime) start in a moment.
+sched_configs="none sleepy sleepy-sched perf-switch bpftrace-runqlat bpftrace-offcpu
+	libbpf-offcputime libbpf-runqlat libbpf-wakeuptime"
+irq_configs="none sleepy sleepy-irq bpftrace-irqs libbpf-hardirqs libbpf-softirqs"
 # BCC compiles each tool's program with LLVM at its start: more than 15
 # minutes of wall time under TCG, so only with sleepy.bcc=1.
 if [ "$bcc" = 1 ]; then
