@@ -224,12 +224,6 @@ static void sleepy_probe_follow(void *unused, bool preempt,
 		sleepy_hrtimer_unpark(session);
 }
 
-SLEEPY_PROBE(sched_switch, sleepy_probe_follow)
-
-static const struct sleepy_probe sleepy_follow_probes[] = {
-	SLEEPY_PROBE_OF(sched_switch),
-};
-
 /*
  * Registers the probe that restarts a parked timer on a switch to a
  * followed task, for a session with a filter on hrtimers.  Process
@@ -237,18 +231,27 @@ static const struct sleepy_probe sleepy_follow_probes[] = {
  */
 int sleepy_sampling_attach(struct sleepy_session *session)
 {
+	int err;
+
 	if (!session->filter || !session->period)
 		return 0;
-	return sleepy_probes_attach(&session->follow_attached,
-				    sleepy_follow_probes,
-				    ARRAY_SIZE(sleepy_follow_probes));
+	err = register_trace_sched_switch(sleepy_probe_follow, NULL);
+	session->follow_attached = !err;
+	return err;
 }
 
-/* Unregisters it, once @session stopped sampling, and waits. */
+/*
+ * Unregisters it without waiting for calls still running (an RCU Tasks
+ * Trace and an RCU grace period more in every stop): the session was
+ * never published or the stop unpublished it and waited for a grace
+ * period, so such a call finds no session, or a later one whose timers
+ * it restarts as that one's own probe would.
+ */
 void sleepy_sampling_detach(struct sleepy_session *session)
 {
-	sleepy_probes_detach(&session->follow_attached, sleepy_follow_probes,
-			     ARRAY_SIZE(sleepy_follow_probes));
+	if (session->follow_attached)
+		unregister_trace_sched_switch(sleepy_probe_follow, NULL);
+	session->follow_attached = false;
 }
 
 /* The first point of @cpu's grid after @now. */
