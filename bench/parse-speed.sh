@@ -313,7 +313,7 @@ fi
 printf '%s\n' "${rows[@]}" | /usr/bin/python3 -c '
 import json, sys
 
-runs, event, period, load, path, top, stamp = sys.argv[1:8]
+runs, event, period, load, path, top, stamp, perf_version = sys.argv[1:9]
 rows = []
 for line in sys.stdin:
     (size, samples, tool, wall, cpu, rss, lines, nbytes, command, what, same,
@@ -385,6 +385,7 @@ json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(r
                         "cpu time, largest peak RSS, median cpu time of reading "
                         "symbol files (sleepy-parse --times)",
            "perf_record": {"event": event, "period_ns": int(period)},
+           "perf_version": perf_version,
            "workloads": {"processes": "compiles, text tools, compression, "
                                       "scripts: thousands of short processes, "
                                       "two loops at a time",
@@ -394,13 +395,13 @@ json.dump({"stamp": json.loads(stamp), "benchmark": "parse-speed", "runs": int(r
                                "exits and file mappings (with build-ids) as "
                                "the perf.data",
            "guest_recordings": "size guest: sleepy-start -k -F 10000 and perf "
-                               "record -a -e cpu-clock -F 10000, 50 s each of one "
+                               "record -a -e cpu-clock -c 100000, 120 s each of one "
                                "workload (xz, gzip, sort, md5sum, btree; two "
                                "loops) in the bench guest, read on the host "
                                "with --symfs (perf: --kallsyms of the guest)",
            "load_before": load, "results": rows},
           open(path, "w"), indent=2)
 ' "$runs" "$perf_event" "$perf_period_ns" "$load" "$results/parse-speed.json" \
-	"$top" "$stamp"
+	"$top" "$stamp" "$(perf --version)"
 python3 "$top/bench/report.py" --parse-speed "$results"
 echo "parse-speed: wrote $results/parse-speed.json and parse-speed.md"

@@ -420,6 +420,7 @@ def parse_speed_page(speed):
         stamp_line(speed["stamp"]),
         f"\n### Parse speed on the host (bench/parse-speed.sh, least, median and "
         f"largest CPU time of {speed['runs']} runs)\n",
+        f"perf report: {speed.get('perf_version', 'version not recorded')}.\n",
         parse_speed_table(speed),
         "\n### Parse-speed targets\n",
         "<!-- list: parse-targets -->",
