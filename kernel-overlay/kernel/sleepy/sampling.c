@@ -231,21 +231,20 @@ static void sleepy_probe_follow(void *unused, bool preempt,
  */
 int sleepy_sampling_attach(struct sleepy_session *session)
 {
-	int err;
+	int err = 0;
 
-	if (!session->filter || !session->period)
-		return 0;
-	err = register_trace_sched_switch(sleepy_probe_follow, NULL);
-	session->follow_attached = !err;
+	if (session->filter && session->period) {
+		err = register_trace_sched_switch(sleepy_probe_follow, NULL);
+		session->follow_attached = !err;
+	}
 	return err;
 }
 
 /*
- * Unregisters it without waiting for calls still running (an RCU Tasks
- * Trace and an RCU grace period more in every stop): the session was
- * never published or the stop unpublished it and waited for a grace
- * period, so such a call finds no session, or a later one whose timers
- * it restarts as that one's own probe would.
+ * Unregisters it without waiting for calls still running: the session was
+ * never published, or the stop unpublished it and waited for a grace
+ * period, so such a call finds no session, or a later one whose timers it
+ * restarts as that one's own probe would.
  */
 void sleepy_sampling_detach(struct sleepy_session *session)
 {
