@@ -99,10 +99,13 @@ wait_for_file() {
 	say "no $1 after 1200 s"; return 1
 }
 # stop PID: SIGINT, then wait; sets stop_ns.
+# A tool that exits before it is stopped measured nothing: tool_failed
+# says why, and the run is written as failed (no elapsed time).
 stop() {
 	local t0
+	kill -0 "$1" 2> /dev/null || tool_failed="it exited before its stop"
 	t0=$(now_ns)
-	kill -INT "$1"
+	kill -INT "$1" 2> /dev/null
 	wait "$1"
 	stop_ns=$(( $(now_ns) - t0 ))
 }
@@ -116,7 +119,7 @@ bpftrace_start() {
 	rm -f /tmp/bpftrace.ready
 	bpftrace --unsafe -e "$1 $bpftrace_ready" > /tmp/tool.out 2> /tmp/tool.err &
 	pid=$!
-	wait_for_file /tmp/bpftrace.ready
+	wait_for_file /tmp/bpftrace.ready || tool_failed="it never attached"
 	ready_ns=$(( $(now_ns) - t0 ))
 }
 # What users write with bpftrace for --sched and --irq's questions: run
@@ -172,9 +175,9 @@ bpf_tool() {
 				say "waiting for $1's $pattern: $(ps -o etime=,time=,stat=,rss= -p $pid 2> /dev/null || echo exited)"
 			sleep 0.1
 		done
-		[ $i -le 12000 ] || say "$1: no $pattern after 1200 s"
+		[ $i -le 12000 ] || tool_failed="no $pattern after 1200 s"
 	else
-		wait_for /tmp/tool.out "$pattern" $pid
+		wait_for /tmp/tool.out "$pattern" $pid || tool_failed="it never attached"
 	fi
 	ready_ns=$(( $(now_ns) - t0 ))
 }
@@ -182,7 +185,7 @@ bpf_tool() {
 # run_one CONFIG REP: the loop on both CPUs under CONFIG, one raw line.
 run_one() {
 	local config=$1 rep=$2 pid t0
-	samples=0 lost=0 bytes=0 ready_ns=0 stop_ns=0
+	samples=0 lost=0 bytes=0 ready_ns=0 stop_ns=0 tool_failed=
 	rm -f /tmp/t /tmp/tool.out /tmp/tool.err /tmp/r.data /tmp/p.data
 	t0=$(now_ns)
 	case $config in
@@ -245,6 +248,7 @@ run_one() {
 	local e
 	e=$(elapsed_ns)
 	[ -n "$e" ] || { say "$config: the workload did not run"; e=0; }
+	[ -z "$tool_failed" ] || { say "$config rep $rep: $tool_failed"; e=0; }
 	printf 'run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $config $rep $e ${samples:-0} ${lost:-0} \
 		${bytes:-0} $ready_ns $stop_ns >> $raw
 	say "$config rep $rep: $e ns, $samples samples, $lost lost, $bytes bytes, ready ${ready_ns} ns, stop ${stop_ns} ns"
@@ -288,7 +292,7 @@ json_field() {
 # event_one PART CONFIG REP: PART's workload on CPU 1 under CONFIG.
 event_one() {
 	local part=$1 config=$2 rep=$3 pid t0 spinner
-	events=0 lost=0 bytes=0 ready_ns=0 stop_ns=0
+	events=0 lost=0 bytes=0 ready_ns=0 stop_ns=0 tool_failed=
 	rm -f /tmp/t /tmp/tool.out /tmp/tool.err /tmp/r.data /tmp/p.data
 	t0=$(now_ns)
 	case $config in
@@ -351,6 +355,7 @@ event_one() {
 	local e
 	e=$(elapsed_ns)
 	[ -n "$e" ] || { say "$config: the workload did not run"; e=0; }
+	[ -z "$tool_failed" ] || { say "$part $config rep $rep: $tool_failed"; e=0; }
 	printf 'event\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $part $config $rep $e ${events:-0} \
 		${lost:-0} ${bytes:-0} $ready_ns $stop_ns >> $raw
 	say "$part $config rep $rep: $e ns, $events events, $lost lost, $bytes bytes, ready ${ready_ns} ns, stop ${stop_ns} ns"
