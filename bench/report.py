@@ -24,9 +24,12 @@ import sys
 
 from stamp import stamp_line
 
-CONFIGS = ["none", "sleepy-tick", "sleepy-1000", "sleepy-10000",
-           "perf-1000", "perf-10000", "perf-tuned-10000",
-           "sleepy-pid-10000", "perf-pid-10000"]
+# The rates of qemu/guest/run-bench.sh: primes, so that no sampling timer
+# keeps expiring with the tick (sleepy-tick samples on it on purpose).
+LOW_HZ, HIGH_HZ = 997, 9973
+CONFIGS = ["none", "sleepy-tick", f"sleepy-{LOW_HZ}", f"sleepy-{HIGH_HZ}",
+           f"perf-{LOW_HZ}", f"perf-{HIGH_HZ}", f"perf-tuned-{LOW_HZ}", f"perf-tuned-{HIGH_HZ}",
+           f"sleepy-pid-{HIGH_HZ}", f"perf-pid-{HIGH_HZ}"]
 ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 
 
@@ -344,7 +347,7 @@ def targets(table, drain):
     def dropped(config):
         return sum(r["dropped"] for r in table if r["config"] == config)
 
-    for hz in (1000, 10000):
+    for hz in (LOW_HZ, HIGH_HZ):
         s, p = cost(f"sleepy-{hz}"), cost(f"perf-{hz}")
         lost = {t: dropped(f"{t}-{hz}") for t in ("sleepy", "perf")}
         if any(lost.values()):
@@ -355,13 +358,14 @@ def targets(table, drain):
             out.append(f"cost per sample at most half of perf's at {hz} Hz: "
                        f"{'met' if s <= p / 2 else 'missed'} ({s:.2f} vs {p:.2f} µs, "
                        f"{s / p:.2f} of it, median over workloads)")
-    at1k = [r for r in table if r["config"] == "sleepy-1000"]
+    at1k = [r for r in table if r["config"] == f"sleepy-{LOW_HZ}"]
     if at1k:
         worst = max(at1k, key=lambda r: r["overhead_pct"])
         over = [r["workload"] for r in at1k if r["overhead_pct"] >= 0.5]
-        out.append(f"under 0.5% overhead at 1 kHz: {'met' if not over else 'missed on ' + ', '.join(over)} "
+        out.append(f"under 0.5% overhead at {LOW_HZ} Hz: "
+                   f"{'met' if not over else 'missed on ' + ', '.join(over)} "
                    f"(worst {worst['overhead_pct']:+.2f}% on {worst['workload']})")
-    at10k = [r for r in table if r["config"] == "sleepy-10000"]
+    at10k = [r for r in table if r["config"] == f"sleepy-{HIGH_HZ}"]
     drain10k = [d for d in (drain or {}).get("sessions", []) if d["frequency"] == 10000]
     lost = sum(r["dropped"] for r in at10k) + sum(d["dropped"] for d in drain10k)
     # A missed period is a sample the timer grid asked for and no CPU took.
@@ -432,7 +436,7 @@ def plot(table, results):
     data = os.path.join(results, "overhead.dat")
     with open(data, "w") as f:
         f.write("# frequency sleepy_pct perf_pct (mean over workloads)\n")
-        for hz in (1000, 10000):
+        for hz in (LOW_HZ, HIGH_HZ):
             means = []
             for tool in ("sleepy", "perf"):
                 vals = [r["overhead_pct"] for r in table if r["config"] == f"{tool}-{hz}"]
@@ -553,8 +557,8 @@ def main():
             md.append(overhead_pivot("one-vcpu-pivot", one))
             task = [r for r in one if "total_s" in r]
             if task:
-                md.append("\nPer task (`sleepy-record -F 10000 -- CMD`, `perf record -e "
-                          "cpu-clock -F 10000 -- CMD`): the workload's time as above, the "
+                md.append(f"\nPer task (`sleepy-record -F {HIGH_HZ} -- CMD`, `perf record -e "
+                          f"cpu-clock -F {HIGH_HZ} -- CMD`): the workload's time as above, the "
                           "tool's from its start to its end (setup, the last drain or "
                           "perf's build-id pass included), and the CPU time of the tool's "
                           "own processes (drainer; perf), which the workload's time "
@@ -668,12 +672,12 @@ def main():
 
     if raw["callgraph"]:
         cg_table = overhead_table(raw["callgraph"], ns_per_instruction,
-                               ["none", "sleepy-10000", "sleepy-gk-10000", "perf-10000",
-                                "perf-g-10000"])
-        md.append("\n### Call stacks at 10 kHz (guest time, median of %d repetitions)\n"
-                  % cg_table[0]["repetitions"])
-        md.append("sleepy-gk: `sleepy-start -F 10000 -g -k` (user and kernel stacks); "
-                  "perf-g: `perf record -a -g -e cpu-clock -F 10000` (both, always); both "
+                               ["none"] + [f"{c}-{HIGH_HZ}" for c in
+                                           ("sleepy", "sleepy-gk", "perf", "perf-g")])
+        md.append(f"\n### Call stacks at {HIGH_HZ} Hz (guest time, median of "
+                  f"{cg_table[0]['repetitions']} repetitions)\n")
+        md.append(f"sleepy-gk: `sleepy-start -F {HIGH_HZ} -g -k` (user and kernel stacks); "
+                  f"perf-g: `perf record -a -g -e cpu-clock -F {HIGH_HZ}` (both, always); both "
                   "walk frame pointers (the workloads are built with them).  Cost per "
                   "sample: the extra time over all samples (perf samples the idle CPU "
                   "too, sleepy parks it).  Bytes per "
@@ -693,7 +697,8 @@ def main():
 
     acc = accuracy(args.raw, args.binaries)
     if acc:
-        md.append("\n### Accuracy: share of user-mode samples per function vs callgrind's self cost (10 kHz)\n")
+        md.append("\n### Accuracy: share of user-mode samples per function vs callgrind's "
+                  f"self cost ({HIGH_HZ} Hz)\n")
         rows = []
         for a in acc:
             for r in a["functions"]:

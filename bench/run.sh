@@ -92,7 +92,7 @@ if [ "${1-}" != --report ]; then
 	# and perf record -- CMD), timed start to end with the tools' CPU time.
 	echo "bench: one-vCPU guest, $reps repetitions"
 	QEMU_SMP=1 QEMU_EXTRA="$timing" bench_boot "one-vCPU guest" bench-one-vcpu-console.log 1800 \
-		"sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-1000,sleepy-10000,perf-1000,perf-10000,perf-tuned-10000,sleepy-pid-10000,perf-pid-10000"
+		"sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-997,sleepy-9973,perf-997,perf-9973,perf-tuned-997,perf-tuned-9973,sleepy-pid-9973,perf-pid-9973"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
 
 	# Recordings of one workload by each tool, for parse-speed, and the

@@ -5,7 +5,7 @@
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
 # sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
-# sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-10000,... and
+# sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-9973,... and
 # sleepy.parts=overhead,busy,callgraph,sched,irq,drain,stalled (and
 # recordings and tcg-accuracy, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
@@ -185,7 +185,13 @@ repeat() {
 	done
 }
 
-configs="none sleepy-tick sleepy-1000 sleepy-10000 perf-1000 perf-10000 perf-tuned-10000"
+# The rates the tools are compared at, 997 and 9973 Hz: primes, so that
+# neither divides HZ (1000 here, 250 on Debian's kernel) and no sampling
+# timer keeps expiring together with the tick, where one interrupt would
+# serve both (sleepy's hrtimer on CPU 0 did at exactly 1 kHz; perf's never
+# lines up).  sleepy-tick samples on the tick itself, on purpose.
+low=997 high=9973
+configs="none sleepy-tick sleepy-$low sleepy-$high perf-$low perf-$high perf-tuned-$low perf-tuned-$high"
 [ -n "${configs_asked-}" ] && configs=$configs_asked
 want overhead && repeat overhead "$workloads" "$configs"
 
@@ -204,19 +210,19 @@ if want busy; then
 	repeat busy "loop syscall" "$busy_configs"
 fi
 
-# Call stacks: the paper's two workloads with calls, at 10 kHz without
+# Call stacks: the paper's two workloads with calls, at the high rate without
 # and with stacks, kernel ones included (sleepy -g -k, perf -g: both walk
 # frame pointers, the workloads are built with them).
 want callgraph &&
-	repeat callgraph "call btree" "none sleepy-10000 sleepy-gk-10000 perf-10000 perf-g-10000"
+	repeat callgraph "call btree" "none sleepy-$high sleepy-gk-$high perf-$high perf-g-$high"
 
-# Accuracy: per-function shares of the first repetition at 10 kHz.
+# Accuracy: per-function shares of the first repetition at the high rate.
 want overhead || workloads=
 for w in $workloads; do
 	case $w in loop|call|btree) ;; *) continue ;; esac
 	sleepy-parse --format json --app $w -s /sleepy/bench/$w \
-		/tmp/acc/sleepy-10000-$w.data > $out/accuracy-sleepy-$w.json
-	perf report -i /tmp/acc/perf-10000-$w.data --stdio -q -n --comm $w \
+		/tmp/acc/sleepy-$high-$w.data > $out/accuracy-sleepy-$w.json
+	perf report -i /tmp/acc/perf-$high-$w.data --stdio -q -n --comm $w \
 		--sort sym 2>/dev/null > $out/accuracy-perf-$w.txt
 done
 
