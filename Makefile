@@ -125,11 +125,14 @@ series: tree
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
 # Not a test: measurements with perf in the guest, under QEMU -icount.
-bench: kernel-bench userland
+# Everything measured, in two parts (not tests): sleepy against perf
+# record on the bench kernel (bench/run.sh), then beside perf, bpftrace and
+# BCC on Debian's configuration in the full image (bench/peers.sh), which
+# bench-peers runs alone.
+bench: kernel-bench userland deb-debian
 	@bash bench/run.sh
+	@bash bench/peers.sh
 
-# sleepy beside perf, bpftrace and BCC on Debian's configuration, in the
-# full image (bench/peers.sh): not a test.
 bench-peers: deb-debian userland
 	@bash bench/peers.sh
 

@@ -8,7 +8,7 @@
 # guest side is tests/image/run-peers.sh; bench/peers-report.py turns its
 # raw lines into bench/results/peers.md and peers.json.
 #
-#   make bench-peers [BENCH_BOOTS=2] [BENCH_REPS=5] [BENCH_RATE=997]
+#   make bench-peers [BENCH_BOOTS=2] [BENCH_REPS=5] [BENCH_RATE=9973]
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_TASK_CONFIGS=none,sleepy-pid,perf-pid,perf-pid-tuned]
@@ -43,7 +43,7 @@ python3 bench/stamp.py build/kernel-debian/.config > "$out/stamp.json"
 cp build/userland/sleepy-start build/userland/sleepy-stop build/userland/sleepy-record \
 	build/userland/sleepy-parse build/userland/sleepy_sched_load "$out/sleepy/bin/"
 cp build/userland/bench/loop build/userland/bench/elapsed "$out/sleepy/bench/"
-extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-997}"
+extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-9973}"
 [ -n "${BENCH_CONFIGS:-}" ] && extra="$extra sleepy.configs=$BENCH_CONFIGS"
 [ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
 [ -n "${BENCH_IDLE_CONFIGS:-}" ] && extra="$extra sleepy.idle_configs=$BENCH_IDLE_CONFIGS"

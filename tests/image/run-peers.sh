@@ -41,7 +41,7 @@
 export PATH=/sleepy/bin:/sleepy/bench:/usr/sbin:/usr/bin:/sbin:/bin
 ln -sfn /mnt/out/bench-peers/sleepy /sleepy
 cd /tmp
-reps=5 rate=997 parts="sample sched irq idle task" bcc_reps= bcc=0
+reps=5 rate=9973 parts="sample sched irq idle task" bcc_reps= bcc=0
 # bpftrace never attached on an idle machine under -icount (1200 s, with
 # no sleepy session in that boot; with one, the kernel oopsed meanwhile).
 idle_configs="none sleepy perf"
