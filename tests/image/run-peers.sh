@@ -220,7 +220,14 @@ run_one() {
 		bpftrace-records) program="profile:hz:$rate { printf(\"%d %d %s %lx %d\\n\", pid, tid, comm, reg(\"ip\"), cpu); }" ;;
 		esac
 		rm -f /tmp/bpftrace.ready
-		bpftrace --unsafe -e "$program $bpftrace_ready" > /tmp/tool.out 2> /tmp/tool.err &
+		# bpftrace-records: 64 MiB per CPU, the whole run's records.  With
+		# 4 MiB it lost half of them, as its printf of each one falls
+		# behind; now the backlog is written after the workload, in its
+		# stop time, which the table shows beside the cost.
+		pages=$BPFTRACE_PERF_RB_PAGES
+		[ $config = bpftrace-records ] && pages=16384
+		BPFTRACE_PERF_RB_PAGES=$pages \
+			bpftrace --unsafe -e "$program $bpftrace_ready" > /tmp/tool.out 2> /tmp/tool.err &
 		pid=$!
 		wait_for_file /tmp/bpftrace.ready
 		ready_ns=$(( $(now_ns) - t0 ))
