@@ -36,7 +36,7 @@ ACCURACY_WORKLOADS = ["loop", "call", "btree"]
 def read_raw(path):
     rows = {"overhead": [], "calibration": {}, "drain": [], "stalled": [],
             "memory": None, "sched": [], "irq": [], "irq-io": [], "callgraph": [],
-            "busy": []}
+            "busy": [], "capacity": []}
     with open(path) as f:
         for line in f:
             kind, *fields = line.rstrip("\n").split("\t")
@@ -69,6 +69,12 @@ def read_raw(path):
                 config, rep, ns, events, dropped = fields
                 rows[kind].append(dict(config=config, rep=int(rep), elapsed_ns=int(ns),
                                           events=int(events), dropped=int(dropped or 0)))
+            elif kind == "capacity":
+                tool, rep, cpus, ns, drained, dropped, file_bytes, samples = fields
+                rows["capacity"].append(dict(tool=tool, rep=int(rep), cpus=int(cpus),
+                                             ns=int(ns), drained_bytes=int(drained),
+                                             dropped=int(dropped), file_bytes=int(file_bytes),
+                                             samples=int(samples)))
             elif kind == "memory" and len(fields) == 2:
                 rows["memory"] = dict(buffer_bytes_per_cpu=int(fields[0]),
                                       table_bytes_per_appid=int(fields[1]))
@@ -377,6 +383,43 @@ def targets(table, drain):
                    + (f"; {missed} of the drain session's {grid} periods missed, "
                       f"{100.0 * missed / grid:.1f}%, counted" if grid else "") + ")")
     return "\n".join(f"- {t}" for t in out)
+
+
+def capacity_rows(runs):
+    """Per tool, what its reader drained a second, median [min-max] over
+    the repetitions: bytes, and samples at the recording's bytes a sample
+    (side-band records included)."""
+    out = []
+    for tool in dict.fromkeys(r["tool"] for r in runs):
+        rs = [r for r in runs if r["tool"] == tool and r["ns"] and r["samples"]]
+        if not rs:
+            continue
+        mb = [r["drained_bytes"] / r["ns"] * 1e3 for r in rs]
+        per = [r["file_bytes"] / r["samples"] for r in rs]
+        sps = [r["drained_bytes"] / (r["file_bytes"] / r["samples"]) / (r["ns"] / 1e9) for r in rs]
+        out.append(dict(tool=tool, cpus=rs[0]["cpus"], repetitions=len(rs),
+                        drained_mb=statistics.median(r["drained_bytes"] for r in rs) / 1e6,
+                        drain_s=statistics.median(r["ns"] for r in rs) / 1e9,
+                        mb_per_s=statistics.median(mb), mb_per_s_min=min(mb), mb_per_s_max=max(mb),
+                        bytes_per_sample=statistics.median(per),
+                        samples_per_s=statistics.median(sps), samples_per_s_min=min(sps),
+                        samples_per_s_max=max(sps)))
+    return out
+
+
+def capacity_section(rows):
+    """The 8-vCPU table of what each reader drains a second."""
+    return "\n".join([
+        "\n### Capacity: what one reader drains a second, every vCPU busy "
+        f"({rows[0]['cpus']} vCPUs, a buffer of 1 MiB per CPU, median [min-max] of "
+        f"{rows[0]['repetitions']})\n",
+        fmt_table("capacity", ["tool", "backlog MB", "drain s", "MB/s", "bytes/sample",
+                               "samples/s"],
+                  [[r["tool"], f"{r['drained_mb']:.2f}", f"{r['drain_s']:.3f}",
+                    f"{r['mb_per_s']:.2f} [{r['mb_per_s_min']:.2f}-{r['mb_per_s_max']:.2f}]",
+                    f"{r['bytes_per_sample']:.1f}",
+                    f"{r['samples_per_s']:.0f} [{r['samples_per_s_min']:.0f}-"
+                    f"{r['samples_per_s_max']:.0f}]"] for r in rows])])
 
 
 def parse_targets(speed):
@@ -764,6 +807,23 @@ def main():
                                 [[raw["memory"]["buffer_bytes_per_cpu"],
                                   raw["memory"]["table_bytes_per_appid"]]]))
         write_result(args.results, "drain.json", stamp, drain)
+
+    capacity_path = os.path.join(args.raw, "capacity", "raw.tsv")
+    if os.path.exists(capacity_path):
+        runs = read_raw(capacity_path)["capacity"]
+        rows = capacity_rows(runs)
+        if rows:
+            md.append(capacity_section(rows))
+        # A capacity boot run alone (qemu/boot.sh) leaves its own stamp.
+        own = os.path.join(args.raw, "capacity", "stamp.json")
+        capacity_stamp = stamp
+        if os.path.exists(own):
+            with open(own) as f:
+                capacity_stamp = json.load(f)
+            md.append("\n" + stamp_line(capacity_stamp).replace("Stamp:", "Capacity's stamp (run alone):"))
+        write_result(args.results, "capacity.json", capacity_stamp,
+                     dict(guest="QEMU TCG, a host thread per vCPU, real time"
+                          if ns_per_instruction else guest, runs=runs, table=rows))
 
     if table:
         md.append("\n### Targets (%s)\n" % ("both vCPUs busy" if raw["busy"] else

@@ -69,7 +69,7 @@ if [ "${1-}" != --report ]; then
 	bench_boot() {
 		local start=$(date +%s) hits
 
-		QEMU_ACCEL=$accel bash qemu/boot.sh \
+		QEMU_ACCEL=${QEMU_ACCEL:-$accel} bash qemu/boot.sh \
 			build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
 			"$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
 			grep --line-buffered -a '^bench:'
@@ -94,6 +94,16 @@ if [ "${1-}" != --report ]; then
 	QEMU_SMP=1 QEMU_EXTRA="$timing" bench_boot "one-vCPU guest" bench-one-vcpu-console.log 1800 \
 		"sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-997,sleepy-9973,perf-997,perf-9973,perf-tuned-997,perf-tuned-9973,sleepy-pid-9973,perf-pid-9973"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
+
+	# What one reader drains a second with every CPU busy: 8 vCPUs, a
+	# backlog for sleepy's drainer and perf record's thread to drain.
+	# One host thread per vCPU, in real time, not -icount: under -icount
+	# QEMU runs the 8 vCPUs in turn, and perf's enabling IPI waited on one
+	# that never ran until an RCU stall.
+	echo "bench: 8-vCPU guest, the readers' capacity (${accel:-TCG, a thread per vCPU, real time})"
+	QEMU_SMP=8 QEMU_ACCEL=${accel:-tcg,thread=multi} QEMU_EXTRA="${accel:+-cpu host}" \
+		bench_boot "8-vCPU guest" bench-capacity-console.log 1800 \
+		"sleepy.out=bench/capacity sleepy.parts=capacity"
 
 	# Recordings of one workload by each tool, for parse-speed, and the
 	# accuracy runs that need time to differ from instructions; plain TCG

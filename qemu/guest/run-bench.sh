@@ -4,14 +4,15 @@
 # drain capacity, drops with a stopped drainer.  Raw results, one per
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
-# sleepy.reps=N (repetitions), sleepy.drain_seconds=N, and to run less,
+# sleepy.reps=N (repetitions), sleepy.drain_seconds=N,
+# sleepy.capacity_seconds=N, and to run less,
 # sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-9973,... and
 # sleepy.parts=overhead,busy,callgraph,sched,irq,drain,stalled (and
-# recordings and tcg-accuracy, not run by default: see below);
+# recordings, tcg-accuracy and capacity, not run by default: see below);
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
-reps=5 drain_seconds=60 parse_seconds=120 out=/mnt/out/bench
+reps=5 drain_seconds=60 parse_seconds=120 capacity_seconds=40 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead busy callgraph sched irq drain stalled"
@@ -23,6 +24,7 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.out=*) out=/mnt/out/${arg#*=} ;;
 	sleepy.parse_seconds=*) parse_seconds=${arg#*=} ;;
+	sleepy.capacity_seconds=*) capacity_seconds=${arg#*=} ;;
 	sleepy.configs=*) configs_asked=$(echo ${arg#*=} | tr , ' ') ;;
 	esac
 done
@@ -53,6 +55,16 @@ sleepy_counts() {
 }
 # perf_samples FILE: the count in perf record's closing message in FILE.
 perf_samples() { sed -n 's/.*p.data (\([0-9]*\) samples).*/\1/p' "$1"; }
+# perf_sample_count DATA ERR: the samples of perf record's DATA, from its
+# closing message in ERR or, without its build-id pass (-B), which does
+# not count them, from the file's statistics.
+perf_sample_count() {
+	local n
+	n=$(perf_samples "$2")
+	[ -n "$n" ] || n=$(perf report --stats -i "$1" 2> /dev/null |
+		awk '/^Aggregated stats:$/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
+	echo "$n"
+}
 # perf_lost DATA: samples perf lost, LOST_SAMPLES in the event's own stats.
 perf_lost() {
 	perf report --stats -i "$1" 2>/dev/null |
@@ -133,10 +145,7 @@ run_one() {
 		elapsed $cmd > /dev/null 2> /tmp/t
 		kill -INT $perf
 		wait $perf
-		samples=$(perf_samples /tmp/perf.err)
-		# Without its build-id pass (-B) perf does not count them.
-		[ -n "$samples" ] || samples=$(perf report --stats -i /tmp/p.data 2> /dev/null |
-			awk '/^Aggregated stats:$/ { on = 1 } on && /SAMPLE events:/ { print $3; exit }')
+		samples=$(perf_sample_count /tmp/p.data /tmp/perf.err)
 		dropped=$(perf_lost /tmp/p.data)
 		bytes=$(wc -c < /tmp/p.data)
 		# Without --no-children a -g recording gets a Children column.
@@ -410,6 +419,75 @@ for size in ${stalled_sizes-64K 256K 1M 4M}; do
 	say "stalled drainer, buffer $size: $samples samples, $dropped dropped"
 	rm -f /tmp/s.data
 done
+# Capacity, in a boot of its own with 8 vCPUs (sleepy.parts=capacity;
+# make bench boots it with a host thread per vCPU, in real time): what
+# the single reader (sleepy's drainer, perf record's one thread) drains a
+# second while every CPU is busy.  No sampling rate gets there under TCG:
+# 8 busy vCPUs take only some of their timer interrupts, and sleepy lost
+# nothing up to 32 kHz per CPU, where it took a fifth of the periods.  So
+# each reader drains a backlog: every vCPU runs a loop, the tool samples
+# at 8 kHz with 1 MiB per CPU (sleepy's default) and a fixed period
+# (perf's frequency mode would retune it), its reader stopped for
+# $capacity_seconds s so that the buffers fill; then the reader continues
+# and the session stops at once.  The bytes written from then on, over
+# the time until the tool is done (sleepy-stop returns, perf record
+# exits), are what it drains.
+capacity_run() {	# capacity_run TOOL REP
+	pids=
+	for cpu in $(seq 0 $workload_cpu); do
+		loop 1000000000000 > /dev/null & pids="$pids $!"
+	done
+	case $1 in
+	sleepy)
+		data=/tmp/c.data
+		sleepy-start -F 8000 -o $data > /tmp/start.out
+		reader=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/start.out)
+		finish="sleepy-stop > /tmp/stop.out" ;;
+	perf)
+		# p.data: the name perf_samples finds in perf's last message.
+		data=/tmp/p.data
+		perf record -a -m 1M -B -e cpu-clock -c 125000 -D -1 \
+			--control fifo:/tmp/perf.ctl,/tmp/perf.ack \
+			-o $data > /dev/null 2> /tmp/perf.err & reader=$!
+		echo enable > /tmp/perf.ctl
+		read ack < /tmp/perf.ack
+		# Until it has exited: gone, or a zombie not reaped yet.
+		finish="kill -INT $reader; while grep -q '^[0-9]* (.*) [^Z]' /proc/$reader/stat 2> /dev/null; do usleep 1000; done" ;;
+	esac
+	kill -STOP $reader
+	sleep $capacity_seconds
+	before=$(wc -c < $data)
+	elapsed sh -c "kill -CONT $reader; $finish" 2> /tmp/t
+	[ $1 = perf ] && wait $reader
+	after=$(wc -c < $data)
+	kill $pids
+	wait $pids 2> /dev/null
+	# The recording's bytes a sample, side-band records included.
+	if [ $1 = sleepy ]; then
+		sleepy_counts "$(cat /tmp/stop.out)"
+	else
+		samples=$(perf_sample_count $data /tmp/perf.err)
+		dropped=$(perf_lost $data)
+	fi
+	rm -f $data
+	ns=$(elapsed_of /tmp/t)
+	printf 'capacity\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $1 $2 $((workload_cpu + 1)) \
+		"${ns:-0}" $((after - before)) "${dropped:-0}" $after "${samples:-0}" >> $raw
+	say "capacity $1 rep $2 on $((workload_cpu + 1)) CPUs: $((after - before)) bytes in ${ns:-?} ns; $after bytes, ${samples:-0} samples in all, ${dropped:-0} dropped while stopped"
+}
+if want capacity; then
+	# perf's throttling back on, as the kernel ships it: this part needs
+	# a backlog, not an exact rate, and nothing here compares costs.
+	echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
+	rep=1
+	while [ $rep -le $repetitions ]; do
+		capacity_run sleepy $rep
+		capacity_run perf $rep
+		rep=$((rep + 1))
+	done
+	echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+fi
+
 # Recordings for bench/parse-speed.sh, in a boot of their own (plain TCG:
 # only what is recorded matters here): one workload of PIE programs with
 # shared libraries (xz, gzip, sort, md5sum: many short processes, two
