@@ -8,11 +8,16 @@ tables (printed too) and the results as JSON, both stamped
 (min-max)" over the repetitions.
 
 Sampling (table peers): what the tool added to the loop's time (guest
-ns, against the run without a profiler of the same repetition) divided
-by the loop's samples the tool counted.  A cost whose smallest value is
+ns, against the run without a profiler of the same repetition), as a
+share of that time and divided by the loop's samples the tool counted.  A cost whose smallest value is
 within the spread of the runs without a profiler is marked "n.s.", and a
 configuration that lost samples in any run gets no cost at all:
-dividing by fewer samples would flatter it.
+dividing by fewer samples would flatter it.  Nor does one whose output
+held fewer than half the loop's samples sleepy took in the same
+repetition: the loop executes the same instructions under every tool,
+so a tool that wrote far fewer dropped samples it did not count
+(bpftrace's printf one: its reader falls behind, and it exits soon
+after its stop signal).
 
 Scheduler and interrupt events (tables peers-sched, peers-irq): the time
 a tool added to the storm over its baseline (sleepy's event options
@@ -75,7 +80,8 @@ EVENT_TOOLS = {
     },
 }
 HEADER = {
-    "peers": ["configuration", "loop's samples", "µs per sample", "bytes per sample",
+    "peers": ["configuration", "loop's samples", "loop's time +%", "µs per sample",
+              "bytes per sample",
               "ready (ms)", "stop (ms)", "start+stop around nothing (ms)"],
     "task": ["configuration", "start+stop around true (ms)", "loop's samples (long run)",
              "µs per sample (slope)", "local timer interrupts per second on the other CPU"],
@@ -116,13 +122,16 @@ def table(name, header, rows):
              "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def cost_cell(failed, lost, what, figures, costs, base_ns, count, digits=2):
-    """A cost's cell: none from a run that failed or lost @what (fewer
-    would flatter it), "n.s." when the runs of its baseline vary as much."""
+def cost_cell(failed, lost, what, figures, costs, base_ns, count, digits=2, short=None):
+    """A cost's cell: none from a run that failed, lost @what or, @short
+    (kept, expected), kept far fewer than expected (fewer would flatter
+    it); "n.s." when the runs of its baseline vary as much."""
     if failed:
         return "failed in %d runs" % len(failed)
     if lost:
         return "lost %d %s: no figure" % (lost, what)
+    if short:
+        return "wrote %d of about %d %s: no figure" % (short[0], short[1], what)
     noise = (max(base_ns) - min(base_ns)) / count
     return spread(figures, digits) + (" n.s." if min(costs) <= noise else "")
 
@@ -195,19 +204,24 @@ def sample_part(runs, fixed):
     none = runs["none"]
     none_fixed = statistics.median(fixed.get("none", [0]))
     base = [r["elapsed_ns"] for r in none.values()]
+    sleepy = runs.get("sleepy", {})
     configs, rows = {}, []
     for config in TOOLS:
         if config not in runs:
             continue
         reps = runs[config]
-        costs, per_byte, failed = [], [], []
+        costs, per_byte, failed, longer = [], [], [], []
         for rep, r in sorted(reps.items()):
             if rep not in none or not r["elapsed_ns"] or not r["samples"]:
                 failed.append(rep)
                 continue
-            costs.append((r["elapsed_ns"] - none[rep]["elapsed_ns"]) / r["samples"])
+            extra = r["elapsed_ns"] - none[rep]["elapsed_ns"]
+            costs.append(extra / r["samples"])
+            longer.append(100.0 * extra / none[rep]["elapsed_ns"])
             per_byte.append(r["bytes"] / r["samples"])
         lost = sum(r["lost"] for r in reps.values())
+        short = [(r["samples"], sleepy[rep]["samples"]) for rep, r in sorted(reps.items())
+                 if rep in sleepy and r["samples"] < sleepy[rep]["samples"] / 2]
         fixed_ns = [max(0, v - none_fixed - (1e9 if config == "bcc-profile" else 0))
                     for v in fixed.get(config, [])]
         entry = {
@@ -216,6 +230,7 @@ def sample_part(runs, fixed):
             "lost": lost,
             "failed_reps": failed,
             "cost_ns_per_sample": costs,
+            "longer_pct": longer,
             "bytes_per_sample": per_byte,
             "ready_ns": [r["ready_ns"] for _, r in sorted(reps.items())],
             "stop_ns": [r["stop_ns"] for _, r in sorted(reps.items())],
@@ -223,7 +238,8 @@ def sample_part(runs, fixed):
         }
         columns = {
             "samples": stats(entry["samples"]),
-            "cost_us": None if failed or lost else stats(costs, 1e-3),
+            "longer_pct": stats(longer),
+            "cost_us": None if failed or lost or short else stats(costs, 1e-3),
             "bytes_per_sample": stats(per_byte),
             "ready_ms": stats(entry["ready_ns"], 1e-6),
             "stop_ms": stats(entry["stop_ns"], 1e-6),
@@ -232,8 +248,9 @@ def sample_part(runs, fixed):
         flat(entry, columns)
         configs[config] = entry
         cost = cost_cell(failed, lost, "samples", columns["cost_us"], costs, base,
-                         statistics.median(entry["samples"]))
-        rows.append([config, spread(columns["samples"], 0), cost,
+                         statistics.median(entry["samples"]),
+                         short=min(short) if short else None)
+        rows.append([config, spread(columns["samples"], 0), spread(columns["longer_pct"], 1), cost,
                      spread(columns["bytes_per_sample"], 1), spread(columns["ready_ms"], 1),
                      spread(columns["stop_ms"], 1), spread(columns["fixed_ms"], 1)])
     return {"none_elapsed_ns": base, "configs": configs}, rows
