@@ -220,10 +220,11 @@ run_one() {
 		bpftrace-records) program="profile:hz:$rate { printf(\"%d %d %s %lx %d\\n\", pid, tid, comm, reg(\"ip\"), cpu); }" ;;
 		esac
 		rm -f /tmp/bpftrace.ready
-		# bpftrace-records: 64 MiB per CPU, the whole run's records.  With
-		# 4 MiB it lost half of them, as its printf of each one falls
-		# behind; now the backlog is written after the workload, in its
-		# stop time, which the table shows beside the cost.
+		# bpftrace-records: 64 MiB per CPU, so that the kernel loses none
+		# of the run's records (with 4 MiB it lost half).  Its reader
+		# still falls behind, and bpftrace exits soon after its stop
+		# signal without writing the rest: bench/peers-report.py gives
+		# no cost per sample to a tool that wrote far fewer than sleepy.
 		pages=$BPFTRACE_PERF_RB_PAGES
 		[ $config = bpftrace-records ] && pages=16384
 		BPFTRACE_PERF_RB_PAGES=$pages \
