@@ -124,7 +124,6 @@ series: tree
 # (userland/fuzz/); FUZZ_JOBS=2 takes both cores.
 FUZZ_SECONDS ?= 300
 FUZZ_JOBS ?= 1
-# Not a test: measurements with perf in the guest, under QEMU -icount.
 # Everything measured, in two parts (not tests): sleepy against perf
 # record on the bench kernel (bench/run.sh), then beside perf, bpftrace and
 # BCC on Debian's configuration in the full image (bench/peers.sh), which
