@@ -432,6 +432,7 @@ done
 # and the session stops at once.  The bytes written from then on, over
 # the time until the tool is done (sleepy-stop returns, perf record
 # exits), are what it drains.
+uptime_cs() { awk '{ printf "%.0f\n", $1 * 100 }' /proc/uptime; }
 capacity_run() {	# capacity_run TOOL REP
 	pids=
 	for cpu in $(seq 0 $workload_cpu); do
@@ -441,8 +442,7 @@ capacity_run() {	# capacity_run TOOL REP
 	sleepy)
 		data=/tmp/c.data
 		sleepy-start -F 8000 -o $data > /tmp/start.out
-		reader=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/start.out)
-		finish="sleepy-stop > /tmp/stop.out" ;;
+		reader=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/start.out) ;;
 	perf)
 		# p.data: the name perf_samples finds in perf's last message.
 		data=/tmp/p.data
@@ -450,15 +450,23 @@ capacity_run() {	# capacity_run TOOL REP
 			--control fifo:/tmp/perf.ctl,/tmp/perf.ack \
 			-o $data > /dev/null 2> /tmp/perf.err & reader=$!
 		echo enable > /tmp/perf.ctl
-		read ack < /tmp/perf.ack
-		# Until it has exited: gone, or a zombie not reaped yet.
-		finish="kill -INT $reader; while grep -q '^[0-9]* (.*) [^Z]' /proc/$reader/stat 2> /dev/null; do usleep 1000; done" ;;
+		read ack < /tmp/perf.ack ;;
 	esac
 	kill -STOP $reader
 	sleep $capacity_seconds
 	before=$(wc -c < $data)
-	elapsed sh -c "kill -CONT $reader; $finish" 2> /tmp/t
-	[ $1 = perf ] && wait $reader
+	# Timed alike for both, by the shell that waits: perf record is its
+	# child, sleepy-stop waits for the drainer.  /proc/uptime's 10 ms
+	# steps are 1% of a drain.
+	t0=$(uptime_cs)
+	kill -CONT $reader
+	if [ $1 = sleepy ]; then
+		sleepy-stop > /tmp/stop.out
+	else
+		kill -INT $reader
+		wait $reader
+	fi
+	ns=$(( ($(uptime_cs) - t0) * 10000000 ))
 	after=$(wc -c < $data)
 	kill $pids
 	wait $pids 2> /dev/null
@@ -470,7 +478,6 @@ capacity_run() {	# capacity_run TOOL REP
 		dropped=$(perf_lost $data)
 	fi
 	rm -f $data
-	ns=$(elapsed_of /tmp/t)
 	printf 'capacity\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $1 $2 $((workload_cpu + 1)) \
 		"${ns:-0}" $((after - before)) "${dropped:-0}" $after "${samples:-0}" >> $raw
 	say "capacity $1 rep $2 on $((workload_cpu + 1)) CPUs: $((after - before)) bytes in ${ns:-?} ns; $after bytes, ${samples:-0} samples in all, ${dropped:-0} dropped while stopped"
