@@ -411,11 +411,10 @@ def capacity_section(rows):
     """The 8-vCPU table of what each reader drains a second."""
     return "\n".join([
         "\n### Capacity: what one reader drains a second, every vCPU busy "
-        f"({rows[0]['cpus']} vCPUs, a buffer of 1 MiB per CPU, median [min-max] of "
-        f"{rows[0]['repetitions']})\n",
-        fmt_table("capacity", ["tool", "backlog MB", "drain s", "MB/s", "bytes/sample",
+        f"({rows[0]['cpus']} vCPUs, a buffer of 1 MiB per CPU, median [min-max] of the runs)\n",
+        fmt_table("capacity", ["tool", "runs", "backlog MB", "drain s", "MB/s", "bytes/sample",
                                "samples/s"],
-                  [[r["tool"], f"{r['drained_mb']:.2f}", f"{r['drain_s']:.3f}",
+                  [[r["tool"], r["repetitions"], f"{r['drained_mb']:.2f}", f"{r['drain_s']:.3f}",
                     f"{r['mb_per_s']:.2f} [{r['mb_per_s_min']:.2f}-{r['mb_per_s_max']:.2f}]",
                     f"{r['bytes_per_sample']:.1f}",
                     f"{r['samples_per_s']:.0f} [{r['samples_per_s_min']:.0f}-"
