@@ -364,20 +364,20 @@ def targets(table, drain):
             out.append(f"cost per sample at most half of perf's at {hz} Hz: "
                        f"{'met' if s <= p / 2 else 'missed'} ({s:.2f} vs {p:.2f} µs, "
                        f"{s / p:.2f} of it, median over workloads)")
-    at1k = [r for r in table if r["config"] == f"sleepy-{LOW_HZ}"]
-    if at1k:
-        worst = max(at1k, key=lambda r: r["overhead_pct"])
-        over = [r["workload"] for r in at1k if r["overhead_pct"] >= 0.5]
+    at_low = [r for r in table if r["config"] == f"sleepy-{LOW_HZ}"]
+    if at_low:
+        worst = max(at_low, key=lambda r: r["overhead_pct"])
+        over = [r["workload"] for r in at_low if r["overhead_pct"] >= 0.5]
         out.append(f"under 0.5% overhead at {LOW_HZ} Hz: "
                    f"{'met' if not over else 'missed on ' + ', '.join(over)} "
                    f"(worst {worst['overhead_pct']:+.2f}% on {worst['workload']})")
-    at10k = [r for r in table if r["config"] == f"sleepy-{HIGH_HZ}"]
+    at_high = [r for r in table if r["config"] == f"sleepy-{HIGH_HZ}"]
     drain10k = [d for d in (drain or {}).get("sessions", []) if d["frequency"] == 10000]
-    lost = sum(r["dropped"] for r in at10k) + sum(d["dropped"] for d in drain10k)
+    lost = sum(r["dropped"] for r in at_high) + sum(d["dropped"] for d in drain10k)
     # A missed period is a sample the timer grid asked for and no CPU took.
     missed = sum(d["missed"] or 0 for d in drain10k)
     grid = sum(d["frequency"] * d["seconds"] * 2 for d in drain10k)
-    if at10k:
+    if at_high:
         out.append(f"zero drops and zero missed periods at 10 kHz: "
                    f"{'met' if not lost and not missed else 'missed'} ({lost} dropped"
                    + (f"; {missed} of the drain session's {grid} periods missed, "
