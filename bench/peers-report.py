@@ -9,8 +9,9 @@ tables (printed too) and the results as JSON, both stamped
 
 Sampling (table peers): what the tool added to the loop's time (guest
 ns, against the run without a profiler of the same repetition), as a
-share of that time and divided by the loop's samples the tool counted.  A cost whose smallest value is
-within the spread of the runs without a profiler is marked "n.s.", and a
+share of that time and divided by the loop's samples the tool counted.
+A cost whose smallest value is within the spread of the runs without a
+profiler is marked "n.s.", and a
 configuration that lost samples in any run gets no cost at all:
 dividing by fewer samples would flatter it.  Nor does one whose output
 held fewer than half the loop's samples sleepy took in the same

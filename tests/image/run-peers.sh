@@ -219,7 +219,6 @@ run_one() {
 		# by bpftrace: the twin of a sample record in sleepy's stream.
 		bpftrace-records) program="profile:hz:$rate { printf(\"%d %d %s %lx %d\\n\", pid, tid, comm, reg(\"ip\"), cpu); }" ;;
 		esac
-		rm -f /tmp/bpftrace.ready
 		# bpftrace-records: 64 MiB per CPU, so that the kernel loses none
 		# of the run's records (with 4 MiB it lost half).  Its reader
 		# still falls behind, and bpftrace exits soon after its stop
@@ -227,11 +226,7 @@ run_one() {
 		# no cost per sample to a tool that wrote far fewer than sleepy.
 		pages=$BPFTRACE_PERF_RB_PAGES
 		[ $config = bpftrace-records ] && pages=16384
-		BPFTRACE_PERF_RB_PAGES=$pages \
-			bpftrace --unsafe -e "$program $bpftrace_ready" > /tmp/tool.out 2> /tmp/tool.err &
-		pid=$!
-		wait_for_file /tmp/bpftrace.ready
-		ready_ns=$(( $(now_ns) - t0 ))
+		BPFTRACE_PERF_RB_PAGES=$pages bpftrace_start "$program"
 		bytes=$(wc -c < /tmp/tool.out)
 		elapsed $workload > /dev/null 2> /tmp/t
 		[ $config = bpftrace-records ] && bytes=$(( $(wc -c < /tmp/tool.out) - bytes ))
