@@ -95,9 +95,11 @@ watch_pid() {	# watch_pid PID PROGRESS [LOG]: waits for a child of this shell
 # third argument, STATUS is the program's exit status: non-zero fails the
 # group unless a result already failed (then 1..127 is expected); empty
 # (no status came back), or >= 128, always does.  A plan of 0 fails: a
-# group that checks nothing did not run.
+# group that checks nothing did not run.  A failed result is followed by
+# the diagnostics ("# ..." lines) printed since the result before it, its
+# last 12, so that a run's output says why.
 tap_group() {
-	local label=$1 file=$2 plan= n=0 failed=0 line name
+	local label=$1 file=$2 plan= n=0 failed=0 line name diagnostics=()
 	if [ ! -s "$file" ]; then
 		result fail "$label: no results (${file#"$top"/} missing or empty)"
 		return
@@ -107,10 +109,14 @@ tap_group() {
 		[[ $line =~ ^(not )?ok( [0-9]+)?( - | )?(.*) ]] && name=${BASH_REMATCH[4]}
 		case $line in
 		1..*) [ -z "$plan" ] && plan=${line#1..} ;;
-		"not ok"*) n=$((n + 1)); failed=$((failed + 1)); result fail "$label: $name" ;;
+		"#"*) diagnostics+=("$line"); continue ;;
+		"not ok"*) n=$((n + 1)); failed=$((failed + 1)); result fail "$label: $name"
+			[ ${#diagnostics[@]} -gt 12 ] && diagnostics=("${diagnostics[@]: -12}")
+			[ ${#diagnostics[@]} = 0 ] || printf '    %s\n' "${diagnostics[@]}" ;;
 		"ok"*" # SKIP"*) n=$((n + 1)); skip_or_fail "$label: $name" ;;
 		"ok "*) n=$((n + 1)); result ok "$label: $name" ;;
 		esac
+		diagnostics=()
 	done < "$file"
 	if [ -z "$plan" ]; then
 		result fail "$label: no TAP plan (1..N): it did not start or died early"

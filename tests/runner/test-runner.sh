@@ -27,7 +27,7 @@ counts() {
 is() {	# is "PASS FAIL SKIPPED" CODE
 	[ "$(counts "$2" | tail -n 1)" = "$1" ]
 }
-echo "1..12"
+echo "1..13"
 
 printf '1..2\nok 1 - a\nok 2 - b\n' > "$tmp/good.tap"
 check "a complete group with exit status 0 passes" is "2 0 0" 'tap_group g "$tmp/good.tap" 0'
@@ -35,6 +35,10 @@ check "the same group whose exit status did not come back fails" is "2 1 0" 'tap
 check "the same group exiting 139 (a crash) fails" is "2 1 0" 'tap_group g "$tmp/good.tap" 139'
 printf '1..3\nok 1 - a\nok 2 - b\n' > "$tmp/short.tap"
 check "a group with 2 results for a plan of 3 fails" is "2 1 0" 'tap_group g "$tmp/short.tap" 0'
+printf '1..2\n# RUN a\nok 1 - a\n# RUN b\n# b.c:9:b:Expected 1 (1) == c.exits (0)\nnot ok 2 - b\n' > "$tmp/bad.tap"
+check "a failed result shows its own diagnostics, not the one's before" eval \
+	'out=$(counts "tap_group g \"$tmp/bad.tap\" 1"); [ "$(tail -n 1 <<< "$out")" = "1 1 0" ] &&
+	 grep -qx "    # b.c:9:b:Expected 1 (1) == c.exits (0)" <<< "$out" && ! grep -q "RUN a" <<< "$out"'
 printf '1..0\n' > "$tmp/empty.tap"
 check "a plan of no results (1..0) fails" is "0 1 0" 'tap_group g "$tmp/empty.tap" 0'
 printf '1..2\nok 1 - a\nok 2 - sleepy.cpu_hotplug # SKIP no second CPU\n' > "$tmp/skip.tap"

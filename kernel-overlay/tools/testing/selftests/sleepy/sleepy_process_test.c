@@ -122,11 +122,6 @@ static bool is_file(const struct sleepy_mmap *m, const char *path)
  */
 __attribute__((constructor)) static void jailed_sleep(void)
 {
-	/*
-	 * pause(), not sleep(): an i386 sleep() needs the 32-bit time
-	 * system calls, which the test kernel has not
-	 * (CONFIG_COMPAT_32BIT_TIME), and returned at once there.
-	 */
 	if (getenv(JAILED_SLEEP))
 		for (;;)
 			pause();

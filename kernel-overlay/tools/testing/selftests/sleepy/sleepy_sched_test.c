@@ -67,9 +67,7 @@ struct sleeper {
  * A poll whose timer expires before the child got to schedule(), its vCPU
  * stalled by the host for 5 ms, neither sleeps nor is woken: the child
  * reports what getrusage() counted around its polls, and the stream is
- * checked against that.  poll(), not usleep(): a kernel without POSIX
- * timers and 32-bit time (the guest's) gives 32-bit callers ENOSYS for
- * clock_nanosleep().
+ * checked against that.
  */
 static int sleeper_fork(struct sleeper *s, int n)
 {
@@ -142,11 +140,10 @@ TEST_F(sleepy, sched_switches_and_wakeups)
 		/*
 		 * The child's last switch (reason exiting) comes after
 		 * exit_notify() let waitpid() return: on its own CPU, which
-		 * an emulator may not run for a while (1 s was once too few,
-		 * i386, beside a cold build).  Idle this CPU so the other
-		 * one runs before the stop turns the probes off.
+		 * an emulator may not run for a while.  Idle this CPU so the
+		 * other one runs before the stop turns the probes off.
 		 */
-		usleep(4000 * 1000);
+		usleep(1000 * 1000);
 		ASSERT_EQ(0, sys_stop(0));
 		ASSERT_EQ(0, read_stream(self->fd, &s));
 		count_sched(&s, child.pid, &c);
