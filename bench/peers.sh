@@ -54,16 +54,28 @@ extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-9973}"
 # with the boot (where memory landed, which CPU's timer came first) shows
 # in the spread.  Repetitions are numbered on across the boots.
 boots=${BENCH_BOOTS:-2} reps=${BENCH_REPS:-5}
+# A guest whose console is silent for 15 minutes (90 with BCC, whose
+# Python tools compile for longer) is stopped, and where its vCPUs were
+# said: without KASLR, so that System.map names the addresses.
+silence=15
+[ -n "${BENCH_BCC:-}" ] && silence=90
 : > "$out/raw-all.tsv"
 for ((boot = 1; boot <= boots; boot++)); do
 	t0=$(date +%s)
+	console=$out/console-$boot.log
 	QEMU_EXTRA="-icount shift=1,sleep=off" QEMU_IMAGE=build/image/full-debian.img QEMU_MEM=2048 \
+	QEMU_SILENCE=$silence QEMU_SYSTEM_MAP=build/kernel-debian/System.map \
 		bash qemu/boot.sh build/image/full-debian.vmlinuz build/image/full-debian.initrd peers \
-		"$out/console-$boot.log" 10800 "$extra" > /dev/null ||
-		{ echo "bench-peers: guest $boot failed (see $out/console-$boot.log)"; exit 1; }
+		"$console" 10800 "nokaslr $extra" > /dev/null ||
+		{ echo "bench-peers: guest $boot failed (see $console)"; grep '^stall-watch' "$console"; exit 1; }
 	echo "bench-peers: guest $boot of $boots ran $(( $(date +%s) - t0 )) s"
-	grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$out/console-$boot.log" ||
-		{ echo "bench-peers: guest $boot did not finish its runs (see $out/console-$boot.log)"; exit 1; }
+	# A kernel report (an RCU stall, a warning) fails the run, as in make test.
+	if grep -aEf tests/kernel-reports.ere "$console" | head -n 5 | grep .; then
+		echo "bench-peers: kernel reports in $console"
+		exit 1
+	fi
+	grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$console" ||
+		{ echo "bench-peers: guest $boot did not finish its runs (see $console)"; exit 1; }
 	# The repetition is the third field of every raw line but the event
 	# part's, where it is the fourth.
 	awk -v offset=$(( (boot - 1) * reps )) 'BEGIN { FS = OFS = "\t" }

@@ -65,15 +65,20 @@ if [ "${1-}" != --report ]; then
 	# bench_boot WHAT LOG TIMEOUT CMDLINE: one bench guest (QEMU_* from
 	# the environment), its bench: lines shown, its wall time said; a
 	# kernel report in its console (an RCU stall, a warning) fails the
-	# run, as in make test.
+	# run, as in make test; so does a console silent for 15 minutes
+	# (qemu/stall-watch.py then says where the vCPUs were).
 	bench_boot() {
 		local start=$(date +%s) hits
 
-		QEMU_ACCEL=${QEMU_ACCEL:-$accel} bash qemu/boot.sh \
-			build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz bench \
-			"$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
+		QEMU_ACCEL=${QEMU_ACCEL:-$accel} QEMU_SILENCE=15 QEMU_SYSTEM_MAP=build/kernel-bench/System.map \
+			bash qemu/boot.sh build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz \
+			bench "$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
 			grep --line-buffered -a '^bench:'
 		echo "bench: $1 finished in $(( $(date +%s) - start )) s (wall)"
+		if grep -a '^stall-watch' "$top/out/$2" >&2; then
+			echo "bench: $1 stopped: its console was silent for 15 minutes" >&2
+			exit 1
+		fi
 		hits=$(grep -aEf tests/kernel-reports.ere "$top/out/$2" | head -n 5 || true)
 		if [ -n "$hits" ]; then
 			echo "bench: kernel reports in out/$2:" >&2

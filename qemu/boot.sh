@@ -13,7 +13,9 @@
 # the repository's tests/ shared too); mode shell then gives its login.
 # KERNEL "disk" boots the image's own boot loader instead (make
 # test-grub's partitioned disk): no -kernel, INITRD, MODE and the command
-# line are GRUB's.
+# line are GRUB's.  QEMU_SILENCE=MINUTES ends a guest whose console has
+# been silent that long, saying where its vCPUs were (qemu/stall-watch.py;
+# the kernel's symbols from QEMU_SYSTEM_MAP, if given: boot with nokaslr).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kernel=$1 initrd=$2 mode=$3 log=$4 timeout=${5:-900} extra=${6:-}
@@ -35,9 +37,28 @@ args=(-machine pc -accel "${QEMU_ACCEL:-tcg,thread=single}" -smp "${QEMU_SMP:-2}
 if [ "$mode" = shell ]; then
 	exec qemu-system-x86_64 "${args[@]}"
 fi
+watcher=
+if [ -n "${QEMU_SILENCE:-}" ]; then
+	# Under /tmp: a socket's path holds at most 107 bytes.
+	qmp=$(mktemp -u /tmp/sleepy-qmp.XXXXXX)
+	rm -f "$log.stall"
+	args+=(-qmp "unix:$qmp,server=on,wait=off")
+	python3 "$top/qemu/stall-watch.py" "$log" "$qmp" "$QEMU_SILENCE" ${QEMU_SYSTEM_MAP:-} &
+	watcher=$!
+fi
 set +e
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" </dev/null 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [ -n "$watcher" ]; then
+	wait "$watcher"
+	rm -f "$qmp"
+	if [ -s "$log.stall" ]; then
+		cat "$log.stall" >> "$log"
+		rm -f "$log.stall"
+		echo "boot.sh: guest silent for $QEMU_SILENCE min, stopped; where its vCPUs were is at the end of $log"
+		exit 1
+	fi
+fi
 set -e
 if [ "$status" = 124 ]; then
 	echo "boot.sh: guest did not finish within $timeout s" | tee -a "$log"

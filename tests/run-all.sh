@@ -97,7 +97,10 @@ guest_boot() {
 		echo "boot.sh: not started: the run's deadline has passed" > "$logs/$label.log"
 		return 1
 	fi
-	bash qemu/boot.sh "$kernel" "${GUEST_INITRD:-build/initramfs.cpio.gz}" "$mode" "$logs/$label.log" \
+	# A console silent for 20 minutes (no check runs that long) ends the
+	# guest before its timeout, naming where its vCPUs were.
+	QEMU_SILENCE=20 QEMU_SYSTEM_MAP=${kernel%/arch/x86/boot/bzImage}/System.map \
+		bash qemu/boot.sh "$kernel" "${GUEST_INITRD:-build/initramfs.cpio.gz}" "$mode" "$logs/$label.log" \
 		"$timeout" "sleepy.results=$label $extra"
 }
 # guest_start LABEL ...: guest_boot in the background; its exit status

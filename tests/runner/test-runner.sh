@@ -2,8 +2,9 @@
 # make test's own rules, each broken on purpose (TAP): a group whose exit
 # status never came back, a plan of nothing, a short group, a skip nobody
 # expects, a console with a kernel report, without the kernel's banner or
-# that grep cannot scan, and a command that runs past the deadline all
-# fail; a clean group, an expected skip and a clean console do not.
+# that grep cannot scan, a command that runs past the deadline and a
+# guest whose console falls silent all fail; a clean group, an expected
+# skip and a clean console do not.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -27,7 +28,7 @@ counts() {
 is() {	# is "PASS FAIL SKIPPED" CODE
 	[ "$(counts "$2" | tail -n 1)" = "$1" ]
 }
-echo "1..13"
+echo "1..14"
 
 printf '1..2\nok 1 - a\nok 2 - b\n' > "$tmp/good.tap"
 check "a complete group with exit status 0 passes" is "2 0 0" 'tap_group g "$tmp/good.tap" 0'
@@ -60,4 +61,16 @@ out=$(DEADLINE_IN=61 counts 'watch "$tmp/sleep.log" "" sleep 30; echo "status $?
 took=$(( $(date +%s) - start ))
 check "a command past the deadline is killed in $took s, status 124 ($(echo $out | tr '\n' ' '))" \
 	eval '[ "$took" -lt 20 ] && grep -q "^status 124$" <<< "$out" && grep -q "deadline" "$tmp/sleep.log"'
+# A guest that hangs after boot (init only sleeps) is stopped once its
+# console has been silent for 15 s (QEMU_SILENCE), well before its
+# timeout, and where its vCPUs were is named from System.map.
+start=$(date +%s)
+QEMU_SILENCE=0.25 QEMU_SYSTEM_MAP=$top/build/kernel-normal/System.map bash "$top/qemu/boot.sh" \
+	"$top/build/kernel-normal/arch/x86/boot/bzImage" "$top/build/initramfs.cpio.gz" boot \
+	"$tmp/silent.log" 600 "kunit.enable=0 rdinit=/bin/busybox -- sleep 3600" > "$tmp/silent.out" 2>&1
+status=$? took=$(( $(date +%s) - start ))
+check "a silent guest is stopped in $took s, exit $status: $(tail -n 1 "$tmp/silent.out")" \
+	eval '[ "$status" = 1 ] && [ "$took" -lt 300 ] &&
+	 grep -Eq "^stall-watch: sample 5: vCPU 0: [A-Za-z_][A-Za-z0-9_.]*\+0x[0-9a-f]+ \(CPL 0" "$tmp/silent.log"'
+grep '^stall-watch' "$tmp/silent.log" | sed 's/^/# /'
 [ "$failed" = 0 ]
