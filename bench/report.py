@@ -7,7 +7,8 @@ reports of sleepy-parse and perf report) and callgrind_annotate's output
 of the same workloads on the host; writes bench/results/{overhead,
 accuracy,drain}.json, bench/results/summary.md (the tables printed here,
 each after a comment naming it) and bench/results/overhead.{svg,png}.
-Medians over the repetitions.  Every file is stamped (bench/stamp.py).
+Medians over the repetitions, each with its [min, max] over them.
+Every file is stamped (bench/stamp.py).
 
     bench/report.py --parse-speed RESULTS
 writes RESULTS/parse-speed.md, the page of bench/parse-speed.sh's
@@ -81,6 +82,17 @@ def read_raw(path):
     return rows
 
 
+def spread(values, spec):
+    """The median of @values and [min, max], each formatted with @spec."""
+    return (f"{statistics.median(values):{spec}} "
+            f"[{min(values):{spec}}, {max(values):{spec}}]")
+
+
+def overlap(a, b):
+    """Whether the ranges of value lists @a and @b overlap."""
+    return min(a) <= max(b) and min(b) <= max(a)
+
+
 def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
     """Medians over the repetitions.  Overhead and cost per sample are
     paired: each run against the no-profiler run of its own repetition
@@ -105,16 +117,18 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
             samples = statistics.median(r["samples"] for r in rs)
             # No cost from a run that dropped records: fewer samples would
             # divide the extra time by less.
-            cost_ns = (statistics.median(x / r["samples"] for x, r in zip(extra, rs))
-                       if all(r["samples"] and not r["dropped"] for r in rs) else None)
+            costs_ns = ([x / r["samples"] for x, r in zip(extra, rs)]
+                        if all(r["samples"] and not r["dropped"] for r in rs) else None)
+            cost_ns = statistics.median(costs_ns) if costs_ns else None
             row = dict(
                 workload=w, config=c, repetitions=len(rs),
                 elapsed_s=statistics.median(r["elapsed_ns"] for r in rs) / 1e9,
                 overhead_pct=statistics.median(overhead),
-                overhead_spread_pp=max(overhead) - min(overhead),
+                overhead_pct_runs=overhead,
                 baseline_spread_pct=100.0 * (max(base_of.values()) - min(base_of.values())) / base,
                 samples=samples,
                 cost_per_sample_us=cost_ns / 1e3 if cost_ns is not None else None,
+                cost_per_sample_us_runs=[c / 1e3 for c in costs_ns] if costs_ns else None,
                 instructions_per_sample=cost_ns / ns_per_instruction
                 if cost_ns is not None and ns_per_instruction else None,
                 bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for r in rs)
@@ -128,11 +142,12 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                 # build-id pass), over the workload alone; and the CPU
                 # time of the tool's own processes per sample.
                 row["total_s"] = statistics.median(r["total_ns"] for r in rs) / 1e9
-                row["total_overhead_pct"] = statistics.median(
-                    100.0 * (r["total_ns"] - base_of[r["rep"]]) / base_of[r["rep"]] for r in rs)
+                row["total_overhead_pct_runs"] = [
+                    100.0 * (r["total_ns"] - base_of[r["rep"]]) / base_of[r["rep"]] for r in rs]
+                row["total_overhead_pct"] = statistics.median(row["total_overhead_pct_runs"])
                 row["tool_cpu_ms"] = statistics.median(r["tool_cpu_ns"] for r in rs) / 1e6
-                row["tool_cpu_per_sample_us"] = (statistics.median(
-                    r["tool_cpu_ns"] / r["samples"] for r in rs) / 1e3
+                row["tool_cpu_per_sample_us_runs"] = (
+                    [r["tool_cpu_ns"] / r["samples"] / 1e3 for r in rs]
                     if all(r["samples"] for r in rs) else None)
             table.append(row)
     return table
@@ -293,15 +308,34 @@ def fmt_table(table_id, header, rows):
     return "\n".join(out)
 
 
-def pivot_cell(row):
-    """Overhead % (cost per sample µs), or what the cost is missing for."""
+def cost_cell(row):
+    """Cost per sample µs, median [min, max], or "-" without one."""
+    costs = row["cost_per_sample_us_runs"]
+    return spread(costs, ".2f") if costs else "-"
+
+
+def sleepy_twin(config):
+    """The sleepy configuration a peer's cost is compared with: the same
+    rate, and per task for per task."""
+    rate = config.rsplit("-", 1)[1]
+    return f"sleepy-pid-{rate}" if "-pid-" in config else f"sleepy-{rate}"
+
+
+def pivot_cell(row, twin):
+    """Overhead % (cost per sample µs), each median [min, max]; a peer's
+    cell marked ≈ where its cost's range overlaps that of @twin, sleepy
+    at the same rate: the two are not told apart."""
     if row is None:
         return "-"
+    over = spread(row["overhead_pct_runs"], "+.2f")
     if row["dropped"]:
-        return f"{row['overhead_pct']:+.2f} (dropped {row['dropped']}: no cost)"
-    if row["cost_per_sample_us"] is None:
+        return f"{over} (dropped {row['dropped']}: no cost)"
+    if not row["cost_per_sample_us_runs"]:
         return "-"
-    return f"{row['overhead_pct']:+.2f} ({row['cost_per_sample_us']:.1f})"
+    costs = row["cost_per_sample_us_runs"]
+    same = (twin is not None and twin["cost_per_sample_us_runs"]
+            and overlap(costs, twin["cost_per_sample_us_runs"]))
+    return f"{over} ({spread(costs, '.1f')}){' ≈' if same else ''}"
 
 
 def overhead_pivot(table_id, table):
@@ -311,8 +345,15 @@ def overhead_pivot(table_id, table):
     rows = []
     for w in dict.fromkeys(r["workload"] for r in table):
         cells = {r["config"]: r for r in table if r["workload"] == w}
-        rows.append([w] + [pivot_cell(cells.get(c)) for c in configs])
+        rows.append([w] + [pivot_cell(cells.get(c), None if c.startswith("sleepy")
+                                      else cells.get(sleepy_twin(c)))
+                           for c in configs])
     return fmt_table(table_id, ["workload"] + configs, rows)
+
+
+PIVOT_LEGEND = ("Each figure is the median, with [min, max] over the repetitions; ≈ marks "
+                "a peer whose cost per sample's range overlaps sleepy's at the same rate: "
+                "the two are not told apart.")
 
 
 def parse_speed_table(speed):
@@ -558,14 +599,14 @@ def main():
         md.append(fmt_table("overhead",
             ["workload", "configuration", "elapsed s", "overhead %", "samples",
              "on workload CPU", "cost/sample µs",
-             "instr/sample", "bytes/sample", "dropped", "overhead spread pp"],
+             "instr/sample", "bytes/sample", "dropped"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
-              f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              spread(r["overhead_pct_runs"], "+.2f") if r["config"] != "none"
+              else f"+0.00 (baseline spread {r['baseline_spread_pct']:.2f}%)",
+              f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}", cost_cell(r),
               f"{r['instructions_per_sample']:.0f}" if r["instructions_per_sample"] is not None else "-",
               f"{r['bytes_per_sample']:.1f}" if r.get("bytes_per_sample") is not None else "-",
-              r["dropped"], f"{r['overhead_spread_pp']:.2f}" if r["config"] != "none"
-              else f"({r['baseline_spread_pct']:.2f}%)"] for r in table]))
+              r["dropped"]] for r in table]))
         summary = []
         for c in CONFIGS[1:]:
             rs = [r for r in table if r["config"] == c]
@@ -576,6 +617,7 @@ def main():
                                 f"{statistics.median(cps):.2f}" if cps else "-",
                                 sum(r["dropped"] for r in rs)])
         md.append("\n### Overhead % (cost per sample µs) by workload\n")
+        md.append(PIVOT_LEGEND + "\n")
         md.append(overhead_pivot("overhead-pivot", table))
         md.append("\n### Per configuration, over the workloads\n")
         md.append(fmt_table("per-config", ["configuration", "mean overhead %", "worst overhead %",
@@ -595,7 +637,7 @@ def main():
                       "the same samples, and the drainer's or perf's own user-space work "
                       "is in the workload's time.  Record sizes: sleepy's sample 48 bytes, "
                       "perf's 56 (IP, TID, TIME, ID, CPU, PERIOD, as `perf report -D` shows "
-                      "for `perf record -a -e cpu-clock -F N`).\n")
+                      "for `perf record -a -e cpu-clock -F N`).  " + PIVOT_LEGEND + "\n")
             md.append(overhead_pivot("one-vcpu-pivot", one))
             task = [r for r in one if "total_s" in r]
             if task:
@@ -610,19 +652,20 @@ def main():
                      "start to end s", "overhead start to end %", "tool CPU ms",
                      "tool CPU µs/sample"],
                     [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-                      f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['total_s']:.4f}",
-                      f"{r['total_overhead_pct']:+.2f}", f"{r['tool_cpu_ms']:.1f}",
-                      f"{r['tool_cpu_per_sample_us']:.2f}"
-                      if r["tool_cpu_per_sample_us"] is not None else "-"]
+                      spread(r["overhead_pct_runs"], "+.2f"), f"{r['samples']:.0f}",
+                      f"{r['total_s']:.4f}", spread(r["total_overhead_pct_runs"], "+.2f"),
+                      f"{r['tool_cpu_ms']:.1f}",
+                      spread(r["tool_cpu_per_sample_us_runs"], ".2f")
+                      if r["tool_cpu_per_sample_us_runs"] else "-"]
                      for r in task]))
             write_result(args.results, "overhead-one-vcpu.json", stamp,
                          dict(guest=guest, table=one))
 
-    def event_cost_table(runs, configs, plain_of, spread=False):
+    def event_cost_table(runs, configs, plain_of):
         """Median elapsed and overhead over none, and the cost per event:
         the extra time over the same tool sampling alone (plain_of) divided
-        by the events it recorded, paired by repetition; with @spread, the
-        cost's range over the repetitions too."""
+        by the events it recorded, paired by repetition; both with their
+        [min, max] over the repetitions."""
         def elapsed_by_rep(config):
             return {r["rep"]: r["elapsed_ns"] for r in runs if r["config"] == config}
 
@@ -633,16 +676,13 @@ def main():
             if not rs:
                 continue
             plain = elapsed_by_rep(plain_of.get(c, c.split("-")[0]))
-            over = statistics.median(100.0 * (r["elapsed_ns"] - base[r["rep"]]) / base[r["rep"]]
-                                     for r in rs)
+            over = [100.0 * (r["elapsed_ns"] - base[r["rep"]]) / base[r["rep"]] for r in rs]
             per = [(r["elapsed_ns"] - plain[r["rep"]]) / r["events"] / 1000.0
                    for r in rs if r["events"] and r["rep"] in plain]
             rows.append([c, f"{statistics.median(r['elapsed_ns'] for r in rs) / 1e9:.4f}",
-                         f"{over:+.2f}", f"{statistics.median(r['events'] for r in rs):.0f}",
-                         f"{statistics.median(per):.3f}" if per else "-",
+                         spread(over, "+.2f"), f"{statistics.median(r['events'] for r in rs):.0f}",
+                         spread(per, ".3f") if per else "-",
                          sum(r["dropped"] for r in rs)])
-            if spread:
-                rows[-1].insert(5, f"{min(per):.3f} to {max(per):.3f}" if per else "-")
         return len(base), rows
 
     if raw["sched"]:
@@ -681,14 +721,14 @@ def main():
 
     if raw["irq-io"]:
         reps, rows = event_cost_table(raw["irq-io"], ["none", "sleepy", "sleepy-irq",
-                                                      "perf", "perf-irq"], {}, spread=True)
+                                                      "perf", "perf-irq"], {})
         md.append("\n### --irq on virtio traffic (16 MiB written to the 9p share in 64 KiB "
                   "writes on one CPU; sampling at 1 kHz; median of %d)\n" % reps)
         md.append("Events and cost per event as above.  The host completes the writes in "
-                  "real time, so this workload does not repeat under -icount: the cost per "
-                  "event is given with its range over the repetitions.\n")
+                  "real time, so this workload does not repeat under -icount: mind the "
+                  "ranges.\n")
         md.append(fmt_table("irq-virtio", ["configuration", "elapsed s", "overhead %", "events",
-                             "cost/event µs", "range µs", "dropped"], rows))
+                             "cost/event µs", "dropped"], rows))
 
     if raw["busy"]:
         busy_table = overhead_table(raw["busy"], ns_per_instruction)
@@ -704,10 +744,9 @@ def main():
             ["workload", "configuration", "elapsed s", "overhead %", "samples (both CPUs)",
              "µs/sample", "dropped"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}",
-              f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              spread(r["overhead_pct_runs"], "+.2f"), f"{r['samples']:.0f}", cost_cell(r),
               r["dropped"]] for r in busy_table]))
-        md.append("\nOverhead % (cost per sample µs), both vCPUs busy:\n")
+        md.append("\nOverhead % (cost per sample µs), both vCPUs busy.  " + PIVOT_LEGEND + "\n")
         md.append(overhead_pivot("busy-pivot", busy_table))
         write_result(args.results, "overhead-busy.json", stamp,
                      dict(guest=guest, table=busy_table, runs=raw["busy"]))
@@ -730,8 +769,8 @@ def main():
              "on workload CPU", "cost/sample µs",
              "bytes/sample", "dropped"],
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
-              f"{r['overhead_pct']:+.2f}", f"{r['samples']:.0f}", f"{r['cpu_samples']:.0f}",
-              f"{r['cost_per_sample_us']:.2f}" if r["cost_per_sample_us"] is not None else "-",
+              spread(r["overhead_pct_runs"], "+.2f"), f"{r['samples']:.0f}",
+              f"{r['cpu_samples']:.0f}", cost_cell(r),
               f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
               r["dropped"]] for r in cg_table]))
         write_result(args.results, "callgraph.json", stamp,
