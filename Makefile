@@ -6,8 +6,9 @@
 #   make test                            every test; ends "N passed, N failed, N skipped"
 #   make series                          git format-patch series in out/series
 #   make fuzz [FUZZ_SECONDS=N]           fuzz the recording reader (300 s)
-#   make bench [BENCH_REPS=5]            sleepy vs perf: overhead, accuracy,
-#                                        drain, parse speed (bench/results)
+#   make bench [BENCH_REPS=5] [BENCH_BOOTS=2]  sleepy vs perf: overhead,
+#                                        accuracy, drain, parse speed, then
+#                                        bench-peers (bench/results)
 #   make deb                             kernel and tools packages in out/deb
 #   make image [IMAGE_VARIANT=minimal]   a Debian bookworm image with them
 #   make shell IMAGE=debian              a root shell in that image

@@ -11,9 +11,12 @@
 # alternating order, BENCH_REPS times; the drain capacity; drops with a
 # stopped drainer.  Meanwhile the host runs callgrind on the same
 # workloads, then the parse-speed comparison; bench/report.py prints the
-# tables and writes bench/results/*.json and the plot.
+# tables and writes bench/results/*.json and the plot.  The repeated
+# parts share their repetitions out over BENCH_BOOTS boots, so that a
+# figure that moves with the boot (where memory landed, which CPU's timer
+# came first) shows in the [min, max] of its cell.
 #
-#   make bench [BENCH_REPS=5] [BENCH_DRAIN_SECONDS=60] [BENCH_ACCEL=kvm]
+#   make bench [BENCH_REPS=5] [BENCH_BOOTS=2] [BENCH_DRAIN_SECONDS=60] [BENCH_ACCEL=kvm]
 #   bash bench/run.sh --report     # tables again from the last raw results
 #
 # BENCH_ACCEL=kvm runs the same guests under KVM (-cpu host) where the
@@ -23,7 +26,7 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 shift_=1
-reps=${BENCH_REPS:-5}
+reps=${BENCH_REPS:-5} boots=${BENCH_BOOTS:-2}
 case ${BENCH_ACCEL:-tcg} in
 tcg)
 	accel= timing="-icount shift=$shift_,sleep=off" ;;
@@ -72,7 +75,7 @@ if [ "${1-}" != --report ]; then
 
 		QEMU_ACCEL=${QEMU_ACCEL:-$accel} QEMU_SILENCE=15 QEMU_SYSTEM_MAP=build/kernel-bench/System.map \
 			bash qemu/boot.sh build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz \
-			bench "$top/out/$2" "$3" "kunit.enable=0 quiet sleepy.reps=$reps $4" |
+			bench "$top/out/$2" "$3" "kunit.enable=0 quiet $4" |
 			grep --line-buffered -a '^bench:'
 		echo "bench: $1 finished in $(( $(date +%s) - start )) s (wall)"
 		if grep -a '^stall-watch' "$top/out/$2" >&2; then
@@ -87,17 +90,40 @@ if [ "${1-}" != --report ]; then
 		fi
 	}
 
-	echo "bench: guest with ${accel:-TCG $timing}, $reps repetitions, ${drain_seconds} s drain sessions (takes a while)"
-	QEMU_EXTRA="$timing" bench_boot guest bench-console.log 3600 \
+	# bench_boots WHAT LOG TIMEOUT DIR REPEATED CMDLINE: bench_boot
+	# $boots times, the repetitions shared out among them, numbered on
+	# across them.  The first boot runs every part into out/DIR; the
+	# others only the REPEATED parts (a comma list), into out/DIR/boot-N,
+	# and their raw lines are added to out/DIR/raw.tsv.
+	bench_boots() {
+		local what=$1 log=$2 timeout=$3 dir=$4 repeated=$5 cmdline=$6 b n first=1
+		for ((b = 1; b <= boots; b++)); do
+			n=$(( reps / boots + (b <= reps % boots ? 1 : 0) ))
+			[ "$n" -gt 0 ] || continue
+			if [ "$b" = 1 ]; then
+				bench_boot "$what" "$log" "$timeout" "$cmdline sleepy.out=$dir sleepy.reps=$n"
+			else
+				bench_boot "$what, boot $b" "${log%.log}-$b.log" "$timeout" \
+					"$cmdline sleepy.out=$dir/boot-$b sleepy.reps=$n sleepy.first_rep=$first sleepy.parts=$repeated"
+				# irq's part writes irq-io lines too.
+				awk -v kinds=" ${repeated//,/ } irq-io " 'index(kinds, " " $1 " ")' \
+					"$top/out/$dir/boot-$b/raw.tsv" >> "$top/out/$dir/raw.tsv"
+			fi
+			first=$((first + n))
+		done
+	}
+
+	echo "bench: guest with ${accel:-TCG $timing}, $reps repetitions over $boots boots, ${drain_seconds} s drain sessions (takes a while)"
+	QEMU_EXTRA="$timing" bench_boots guest bench-console.log 3600 bench overhead,busy,callgraph,sched,irq \
 		"sleepy.drain_seconds=$drain_seconds"
 
 	# The same overhead runs on one vCPU: the workload, the drainer and
 	# perf share it, so idle parking cannot help, and both tools sample
 	# exactly the one CPU the workload runs on; per task too (sleepy-record
 	# and perf record -- CMD), timed start to end with the tools' CPU time.
-	echo "bench: one-vCPU guest, $reps repetitions"
-	QEMU_SMP=1 QEMU_EXTRA="$timing" bench_boot "one-vCPU guest" bench-one-vcpu-console.log 1800 \
-		"sleepy.out=bench/one-vcpu sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-997,sleepy-9973,perf-997,perf-9973,perf-tuned-997,perf-tuned-9973,sleepy-pid-9973,perf-pid-9973"
+	echo "bench: one-vCPU guest, $reps repetitions over $boots boots"
+	QEMU_SMP=1 QEMU_EXTRA="$timing" bench_boots "one-vCPU guest" bench-one-vcpu-console.log 1800 \
+		bench/one-vcpu overhead "sleepy.parts=overhead sleepy.workloads=loop,syscall,forkexec sleepy.configs=none,sleepy-tick,sleepy-997,sleepy-9973,perf-997,perf-9973,perf-tuned-997,perf-tuned-9973,sleepy-pid-9973,perf-pid-9973"
 	wait $callgrind || { echo "bench: callgrind failed" >&2; exit 1; }
 
 	# What one reader drains a second with every CPU busy: 8 vCPUs, a
@@ -108,14 +134,14 @@ if [ "${1-}" != --report ]; then
 	echo "bench: 8-vCPU guest, the readers' capacity (${accel:-TCG, a thread per vCPU, real time})"
 	QEMU_SMP=8 QEMU_ACCEL=${accel:-tcg,thread=multi} QEMU_EXTRA="${accel:+-cpu host}" \
 		bench_boot "8-vCPU guest" bench-capacity-console.log 1800 \
-		"sleepy.out=bench/capacity sleepy.parts=capacity"
+		"sleepy.reps=$reps sleepy.out=bench/capacity sleepy.parts=capacity"
 
 	# Recordings of one workload by each tool, for parse-speed, and the
 	# accuracy runs that need time to differ from instructions; plain TCG
 	# (no -icount): only what is recorded matters, not the guest's time.
 	echo "bench: recording guest (sleepy, then perf, for parse-speed)"
 	QEMU_EXTRA="${accel:+-cpu host}" bench_boot "recording guest" bench-parse-console.log 1800 \
-		"sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse"
+		"sleepy.reps=$reps sleepy.parts=recordings,tcg-accuracy sleepy.out=bench-parse"
 
 	BENCH_STAMP=$(cat "$raw/stamp.json") GUEST_RECORDINGS=$top/out/bench-parse/parse \
 		bash bench/parse-speed.sh

@@ -4,7 +4,8 @@
 # drain capacity, drops with a stopped drainer.  Raw results, one per
 # line, go to the host's out/bench/raw.tsv; bench/report.py turns them
 # into tables, JSON and a plot.  Options from the kernel command line:
-# sleepy.reps=N (repetitions), sleepy.drain_seconds=N,
+# sleepy.reps=N (repetitions), sleepy.first_rep=N (the first one's number,
+# 1 unless a boot before ran the others), sleepy.drain_seconds=N,
 # sleepy.capacity_seconds=N, and to run less,
 # sleepy.workloads=loop,call,..., sleepy.configs=none,sleepy-9973,... and
 # sleepy.parts=overhead,busy,callgraph,sched,irq,drain,stalled (and
@@ -12,13 +13,14 @@
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
-reps=5 drain_seconds=60 parse_seconds=120 capacity_seconds=40 out=/mnt/out/bench
+reps=5 first_rep=1 drain_seconds=60 parse_seconds=120 capacity_seconds=40 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead busy callgraph sched irq drain stalled"
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	sleepy.reps=*) reps=${arg#*=} ;;
+	sleepy.first_rep=*) first_rep=${arg#*=} ;;
 	sleepy.drain_seconds=*) drain_seconds=${arg#*=} ;;
 	sleepy.workloads=*) workloads=$(echo ${arg#*=} | tr , ' ') ;;
 	sleepy.parts=*) parts=$(echo ${arg#*=} | tr , ' ') ;;
@@ -30,7 +32,7 @@ for arg in $(cat /proc/cmdline); do
 done
 mkdir -p $out /tmp/acc
 raw=$out/raw.tsv
-repetitions=$reps
+last_rep=$((first_rep + reps - 1))
 : > $raw
 # perf must not lower its own rate under emulation: the comparison is at
 # the frequency asked for.
@@ -178,11 +180,11 @@ printf 'calibration\ttwo\t%s\t%s\n' "$(elapsed_of /tmp/t2)" "$(elapsed_of /tmp/t
 
 
 # repeat KIND "WORKLOADS" "CONFIGS": every workload under every
-# configuration, $repetitions times, one raw line of KIND each; the order
+# configuration, $reps times, one raw line of KIND each; the order
 # alternates so that no configuration always runs first.
 repeat() {
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		for w in $2; do
 			order=$3
 			[ $((rep % 2)) = 0 ] && order=$(echo $3 | tr ' ' '\n' | tac)
@@ -225,8 +227,9 @@ fi
 want callgraph &&
 	repeat callgraph "call btree" "none sleepy-$high sleepy-gk-$high perf-$high perf-g-$high"
 
-# Accuracy: per-function shares of the first repetition at the high rate.
-want overhead || workloads=
+# Accuracy: per-function shares of the first repetition at the high rate
+# (in the boot that ran it).
+want overhead && [ "$first_rep" = 1 ] || workloads=
 for w in $workloads; do
 	case $w in loop|call|btree) ;; *) continue ;; esac
 	sleepy-parse --format json --app $w -s /sleepy/bench/$w \
@@ -313,8 +316,8 @@ event_run() {
 if want sched; then
 	mkdir -p /tmp/sched-bin
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/pingpong
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		for config in none sleepy sleepy-sched sleepy-irq \
 			      sleepy-sched-irq perf perf-sched perf-sched-record; do
 			event_run sched $config $rep pingpong \
@@ -337,8 +340,8 @@ perf_irq_events="$perf_irq_events -e irq_vectors:local_timer_entry -e irq_vector
 if want irq; then
 	mkdir -p /tmp/sched-bin
 	ln -sf /sleepy/bin/sleepy_sched_load /tmp/sched-bin/ticker
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		for config in none sleepy sleepy-irq perf perf-irq; do
 			event_run irq $config $rep ticker \
 				elapsed -c $workload_cpu /tmp/sched-bin/ticker 20000 50
@@ -349,8 +352,8 @@ if want irq; then
 	# 64 KiB writes, each request ended by the share's interrupt.  The
 	# host completes them in real time, so unlike the storm above this
 	# does not repeat under -icount: the table gives the spread.
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		for config in none sleepy sleepy-irq perf perf-irq; do
 			event_run irq-io $config $rep virtio \
 				elapsed -c $workload_cpu dd if=/dev/zero of=/mnt/out/irq-io.tmp \
@@ -486,8 +489,8 @@ if want capacity; then
 	# perf's throttling back on, as the kernel ships it: this part needs
 	# a backlog, not an exact rate, and nothing here compares costs.
 	echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		capacity_run sleepy $rep
 		capacity_run perf $rep
 		rep=$((rep + 1))
@@ -545,8 +548,8 @@ fi
 # per function with each other and with callgrind's instruction shares.
 if want tcg-accuracy; then
 	mkdir -p $out/tcg-accuracy
-	rep=1
-	while [ $rep -le $repetitions ]; do
+	rep=$first_rep
+	while [ $rep -le $last_rep ]; do
 		sleepy-record -F 10000 -o /tmp/acc.data -- btree $(workload_args btree) > /dev/null
 		sleepy-parse --format json --app btree -s /sleepy/bench/btree /tmp/acc.data \
 			> $out/tcg-accuracy/sleepy-btree-$rep.json 2> /dev/null
