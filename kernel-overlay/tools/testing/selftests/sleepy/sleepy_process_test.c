@@ -112,6 +112,26 @@ static bool is_file(const struct sleepy_mmap *m, const char *path)
 	       m->dev_minor == minor(st.st_dev);
 }
 
+/*
+ * The exec-flagged mapping record of @pid of the file at @path.  The
+ * stream comes CPU by CPU: an exec that moved CPU may have its vDSO's or
+ * its interpreter's record first.
+ */
+static struct sleepy_mmap *find_exec_mmap(struct stream *s, pid_t pid,
+					  const char *path)
+{
+	struct sleepy_record_header *r;
+
+	for_each_record(s, r) {
+		struct sleepy_mmap *m = (void *)r;
+
+		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
+		    m->flags == SLEEPY_MMAP_EXEC && is_file(m, path))
+			return m;
+	}
+	return NULL;
+}
+
 #define JAIL "/tmp/sleepy-jail"
 #define JAILED_SLEEP "SLEEPY_TEST_JAILED_SLEEP"
 
@@ -269,7 +289,7 @@ TEST_F(sleepy, mappings)
 	EXPECT_EQ(8192, protected->pgoff);
 
 	/* Mapped by the exec, before the new image is announced. */
-	exec = find_mmap(&s, pid, SLEEPY_MMAP_EXEC, 0, false);
+	exec = find_exec_mmap(&s, pid, "/bin/true");
 	ASSERT_TRUE(exec != NULL);
 	EXPECT_EQ(0, exec->appid);
 	EXPECT_TRUE(is_file(exec, exec->path));
