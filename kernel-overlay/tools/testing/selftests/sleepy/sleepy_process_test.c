@@ -67,12 +67,23 @@ TEST_F(sleepy, exec_new_instance)
 	free(s.records);
 }
 
+/* Whether @m names the file at @path by its device and inode. */
+static bool is_file(const struct sleepy_mmap *m, const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && m->ino == st.st_ino &&
+	       m->dev_major == major(st.st_dev) &&
+	       m->dev_minor == minor(st.st_dev);
+}
+
 /*
  * The first mapping record of @pid with @flags that starts at @start, or
- * (@exact false) anywhere but there.
+ * (@exact false) anywhere but there, of the file at @path if not NULL.
+ * The stream comes CPU by CPU, not in time order.
  */
-static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid,
-				     uint32_t flags, uint64_t start, bool exact)
+static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid, uint32_t flags,
+				     uint64_t start, bool exact, const char *path)
 {
 	struct sleepy_record_header *r;
 
@@ -80,7 +91,8 @@ static struct sleepy_mmap *find_mmap(struct stream *s, pid_t pid,
 		struct sleepy_mmap *m = (void *)r;
 
 		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
-		    m->flags == flags && (m->start == start) == exact)
+		    m->flags == flags && (m->start == start) == exact &&
+		    (!path || is_file(m, path)))
 			return m;
 	}
 	return NULL;
@@ -97,36 +109,6 @@ static struct sleepy_mmap *find_mmap_of(struct stream *s, pid_t pid,
 
 		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
 		    !m->flags && addr - m->start < m->len)
-			return m;
-	}
-	return NULL;
-}
-
-/* Whether @m names the file at @path by its device and inode. */
-static bool is_file(const struct sleepy_mmap *m, const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && m->ino == st.st_ino &&
-	       m->dev_major == major(st.st_dev) &&
-	       m->dev_minor == minor(st.st_dev);
-}
-
-/*
- * The exec-flagged mapping record of @pid of the file at @path.  The
- * stream comes CPU by CPU: an exec that moved CPU may have its vDSO's or
- * its interpreter's record first.
- */
-static struct sleepy_mmap *find_exec_mmap(struct stream *s, pid_t pid,
-					  const char *path)
-{
-	struct sleepy_record_header *r;
-
-	for_each_record(s, r) {
-		struct sleepy_mmap *m = (void *)r;
-
-		if (r->type == SLEEPY_REC_MMAP && m->pid == (uint32_t)pid &&
-		    m->flags == SLEEPY_MMAP_EXEC && is_file(m, path))
 			return m;
 	}
 	return NULL;
@@ -216,7 +198,7 @@ TEST_F(sleepy, start_walk_paths_from_the_process_root)
 	ASSERT_EQ(0, start(self, &self->attr));
 	ASSERT_EQ(0, sys_stop(0));
 	ASSERT_EQ(0, read_stream(self->fd, &s));
-	m = find_mmap(&s, jailed, 0, 0, false);
+	m = find_mmap(&s, jailed, 0, 0, false, NULL);
 	ASSERT_TRUE(m != NULL);
 	EXPECT_STREQ("/sleeper", m->path);
 	EXPECT_TRUE(is_file(m, JAIL "/sleeper"));
@@ -271,7 +253,7 @@ TEST_F(sleepy, mappings)
 	EXPECT_GT(text->len, 0);
 	EXPECT_EQ(20, text->build_id_size);
 
-	mapped = find_mmap(&s, getpid(), 0, (uintptr_t)map, true);
+	mapped = find_mmap(&s, getpid(), 0, (uintptr_t)map, true, NULL);
 	ASSERT_TRUE(mapped != NULL);
 	EXPECT_STREQ(exe, mapped->path);
 	EXPECT_TRUE(is_file(mapped, exe));
@@ -281,15 +263,18 @@ TEST_F(sleepy, mappings)
 	EXPECT_EQ(0, memcmp(text->build_id, mapped->build_id, 20));
 	EXPECT_GE(mapped->time_ns, text->time_ns);
 
-	protected = find_mmap(&s, getpid(), 0, (uintptr_t)map_ro, true);
+	protected = find_mmap(&s, getpid(), 0, (uintptr_t)map_ro, true, NULL);
 	ASSERT_TRUE(protected != NULL);
 	EXPECT_STREQ(exe, protected->path);
 	EXPECT_EQ(me->appid, protected->appid);
 	EXPECT_EQ(4096, protected->len);
 	EXPECT_EQ(8192, protected->pgoff);
 
-	/* Mapped by the exec, before the new image is announced. */
-	exec = find_exec_mmap(&s, pid, "/bin/true");
+	/*
+	 * Mapped by the exec, before the new image is announced: an exec
+	 * that moved CPU may have its vDSO's or interpreter's record first.
+	 */
+	exec = find_mmap(&s, pid, SLEEPY_MMAP_EXEC, 0, false, "/bin/true");
 	ASSERT_TRUE(exec != NULL);
 	EXPECT_EQ(0, exec->appid);
 	EXPECT_TRUE(is_file(exec, exec->path));
