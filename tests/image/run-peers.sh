@@ -40,6 +40,14 @@
 # under TCG), sleepy.bcc_reps=N.
 export PATH=/sleepy/bin:/sleepy/bench:/usr/sbin:/usr/bin:/sbin:/bin
 ln -sfn /mnt/out/bench-peers/sleepy /sleepy
+# The recordings go to memory, not to the image's disk: under -icount
+# sleep=off a guest waiting for the disk skips its clock ahead while the
+# host does the I/O in real time, so a wait on the disk (the drainer's
+# fsync at the stop, perf's writes) lasts as long as the host's load
+# makes it (at 5ac7a49, beside a make test on the host, two sleepy stops
+# took 60.1 and 60.2 s of guest time: sleepy-stop waits at most 60 s for
+# its drainer).
+mount -t tmpfs -o size=1G tmpfs /tmp
 cd /tmp
 reps=5 rate=9973 parts="sample sched irq idle task" bcc_reps= bcc=0
 # bpftrace never attached on an idle machine under -icount (1200 s, with
@@ -379,6 +387,17 @@ part() {
 	done
 }
 
+# The image's daily jobs (apt-daily, dpkg-db-backup, fstrim, e2scrub,
+# tmpfiles-clean: systemd timers, the Persistent ones due at a fresh
+# image's first boot) may run in the middle of the measurements (at
+# 5ac7a49 one run without a profiler took 2.6 s instead of 1.0): no timer
+# fires from here on, and jobs already started end before the first run.
+systemctl stop '*.timer'
+for ((waited = 0; waited < 600; waited++)); do
+	[ -z "$(systemctl list-jobs --no-legend)" ] && break
+	sleep 1
+done
+say "timers stopped; systemd jobs still running after ${waited} s: $(systemctl list-jobs --no-legend | wc -l)"
 say "$(uname -r), rate $rate Hz, $reps repetitions (BCC $bcc_reps), parts: $parts"
 say "perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate), perf_cpu_time_max_percent $(cat /proc/sys/kernel/perf_cpu_time_max_percent)"
 say "versions: $(perf --version 2>&1 | head -n1); bpftrace $(bpftrace --version 2>&1 | head -n1); bcc $(dpkg-query -W -f '${Version}' bpfcc-tools 2>/dev/null); libbpf-tools $(dpkg-query -W -f '${Version}' libbpf-tools 2>/dev/null)"
