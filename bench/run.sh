@@ -82,12 +82,12 @@ if [ "${1-}" != --report ]; then
 			echo "bench: $1 stopped: its console was silent for 15 minutes" >&2
 			exit 1
 		fi
-		hits=$(grep -aEf tests/kernel-reports.ere "$top/out/$2" | head -n 5 || true)
-		if [ -n "$hits" ]; then
+		hits=$(grep -aEf tests/kernel-reports.ere "$top/out/$2") && {
 			echo "bench: kernel reports in out/$2:" >&2
-			echo "$hits" >&2
+			head -n 5 <<< "$hits" >&2
 			exit 1
-		fi
+		}
+		[ $? = 1 ] || { echo "bench: out/$2 could not be scanned" >&2; exit 1; }
 	}
 
 	# bench_boots WHAT LOG TIMEOUT DIR REPEATED CMDLINE: bench_boot
