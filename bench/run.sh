@@ -71,12 +71,15 @@ if [ "${1-}" != --report ]; then
 	# run, as in make test; so does a console silent for 15 minutes
 	# (qemu/stall-watch.py then says where the vCPUs were).
 	bench_boot() {
-		local start=$(date +%s) hits
+		local start=$(date +%s) hits failed=
 
+		# A failed boot (boot.sh's reason is in the log, not on the
+		# bench: lines) is said after the stall and report checks, not
+		# by errexit.
 		QEMU_ACCEL=${QEMU_ACCEL:-$accel} QEMU_SILENCE=15 QEMU_SYSTEM_MAP=build/kernel-bench/System.map \
 			bash qemu/boot.sh build/kernel-bench/arch/x86/boot/bzImage build/initramfs-bench.cpio.gz \
 			bench "$top/out/$2" "$3" "kunit.enable=0 quiet $4" |
-			grep --line-buffered -a '^bench:'
+			grep --line-buffered -a '^bench:' || failed=1
 		echo "bench: $1 finished in $(( $(date +%s) - start )) s (wall)"
 		if grep -a '^stall-watch' "$top/out/$2" >&2; then
 			echo "bench: $1 stopped: its console was silent for 15 minutes" >&2
@@ -88,6 +91,7 @@ if [ "${1-}" != --report ]; then
 			exit 1
 		}
 		[ $? = 1 ] || { echo "bench: out/$2 could not be scanned" >&2; exit 1; }
+		[ -z "$failed" ] || { echo "bench: $1 failed (out/$2: $(tail -n 1 "$top/out/$2"))" >&2; exit 1; }
 	}
 
 	# bench_boots WHAT LOG TIMEOUT DIR REPEATED CMDLINE: bench_boot
