@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """The stamp every file of bench/results carries: the commit the run
-began at ("-dirty" when the tree had changes then) and the sha256 of the
+began at ("-dirty" when the tree had changes then, other than results in
+bench/results: make bench's second half, bench/peers.sh, begins after the
+first has written its own) and the sha256 of the
 kernel configuration the guests booted, so that every figure can be
 traced to what made it.  bench/check-readme.py refuses a result without
 one.  Taken when a run begins (the tree may change while it runs):
@@ -19,7 +21,8 @@ def stamp(config_path):
                          text=True, check=True).stdout.strip()
     commit = subprocess.run(["git", "-C", top, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True, check=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", top, "diff", "--quiet", "HEAD", "--"]).returncode != 0
+    dirty = subprocess.run(["git", "-C", top, "diff", "--quiet", "HEAD", "--", ".",
+                            ":(exclude)bench/results"]).returncode != 0
     with open(config_path, "rb") as f:
         config_sha256 = hashlib.sha256(f.read()).hexdigest()
     return {"commit": commit + ("-dirty" if dirty else ""),

@@ -618,7 +618,8 @@ static void print_sorted_lines(char *text, FILE *out)
 			break;
 		*end = '\0';
 	}
-	qsort(lines, n, sizeof(*lines), cmp_lines);
+	if (n)	/* lines is NULL then, which qsort() must not be given */
+		qsort(lines, n, sizeof(*lines), cmp_lines);
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s\n", lines[i]);
 	free(lines);

@@ -89,7 +89,8 @@ int main(int argc, char **argv)
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
 
-	if (sleepy_session_end(drainer, opts.output, &summary))
+	if (sleepy_session_end(drainer, opts.output, SLEEPY_STALL_SECONDS,
+			       &summary))
 		return SLEEPY_EXIT_ERROR;
 	sleepy_summary_print(&summary, opts.output);
 	if (WIFSIGNALED(status))

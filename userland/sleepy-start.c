@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	if (sleepy_state_save(drainer, opts.output)) {
 		fprintf(stderr, "sleepy-start: cannot write %s; stopping\n",
 			sleepy_state_path());
-		sleepy_session_end(drainer, opts.output,
+		sleepy_session_end(drainer, opts.output, SLEEPY_STALL_SECONDS,
 				   &(struct sleepy_summary){});
 		return SLEEPY_EXIT_ERROR;
 	}

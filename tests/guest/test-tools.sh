@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 47
+plan 50
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -15,6 +15,9 @@ done
 out=$(sleepy-stop 2>&1); status=$?
 check "sleepy-stop without a session: exit 1, one line" \
 	[ $status = 1 -a "$(echo "$out" | wc -l)" = 1 ]
+out=$(sleepy-stop -t 0 2>&1); status=$?
+check "sleepy-stop -t 0: exit 2, one line ($out)" \
+	[ $status = 2 -a "$(echo "$out" | wc -l)" = 1 ]
 out=$(sleepy-start -F 0 2>&1); status=$?
 check "sleepy-start -F 0: exit 2 ($out)" [ $status = 2 ]
 out=$(sleepy-start -b 5000 2>&1); status=$?
@@ -225,6 +228,23 @@ check "kill -9 of the drainer (pid ${drainer:-?}): sleepy-stop exits $status, on
 sleepy-parse --format json /tmp/k9.data > /tmp/k9.json 2> /tmp/k9.err; status=$?
 check "its recording parses up to the cut: exit $status, $(json_num /tmp/k9.json samples) samples, complete false ($(head -n 1 /tmp/k9.err))" \
 	eval '[ "$status" = 1 ] && [ "$(json_num /tmp/k9.json samples)" -gt 0 ] && grep -q "\"complete\": false" /tmp/k9.json'
+# A drainer that does nothing (stopped here; a hung network file system in
+# real life): sleepy-stop -t gives up on it after that many seconds in one
+# line and keeps the session's state; once the drainer runs again, a second
+# sleepy-stop waits for it, and the recording is complete.
+sleepy-start -F 1000 -o /tmp/stall.data > /tmp/stall-start.out
+drainer=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/stall-start.out)
+kill -STOP "${drainer:-none}"
+began=$(date +%s)
+out=$(sleepy-stop -t 2 2>&1); status=$?
+took=$(($(date +%s) - began))
+check "a stopped drainer (pid ${drainer:-?}): sleepy-stop -t 2 exits $status after $took s, one line: $out" \
+	eval '[ "$status" = 1 ] && [ "$took" -ge 2 ] && [ "$took" -lt 30 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "did nothing for 2 s (state T)"'
+kill -CONT "${drainer:-none}"
+out=$(sleepy-stop 2>&1); status=$?
+sleepy-parse --format json /tmp/stall.data > /tmp/stall.json 2> /dev/null; parse_status=$?
+check "once it runs again, sleepy-stop exits $status ($out), its recording parses (exit $parse_status) complete" \
+	eval '[ "$status" = 0 ] && [ "$parse_status" = 0 ] && grep -q "\"complete\": true" /tmp/stall.json'
 # sleepy-record killed (kill -9) while its program runs: its drainer sees
 # it gone, stops the session and finishes the recording; the program
 # runs on; there is nothing left for sleepy-stop to stop.

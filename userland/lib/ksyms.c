@@ -270,9 +270,12 @@ const struct sleepy_ksym *sleepy_ksyms_find(struct sleepy_ksyms *ksyms,
 
 	if (!ksyms->sorted) {
 		qsort(ksyms->syms, ksyms->count, sizeof(*ksyms->syms), cmp_ksyms);
+		sleepy_start_index_free(&ksyms->index);
+		sleepy_start_index_build(&ksyms->index, ksyms->syms,
+					 ksyms->count, sizeof(*ksyms->syms));
 		ksyms->sorted = true;
 	}
-	n = sleepy_count_at_or_below(ksyms->syms, ksyms->count,
+	n = sleepy_start_index_count(&ksyms->index, ksyms->syms, ksyms->count,
 				     sizeof(*ksyms->syms), ip);
 	if (!n || ip >= ksyms->syms[n - 1].end)
 		return NULL;
@@ -288,5 +291,6 @@ void sleepy_ksyms_free(struct sleepy_ksyms *ksyms)
 		free(ksyms->syms[i].module);
 	}
 	free(ksyms->syms);
+	sleepy_start_index_free(&ksyms->index);
 	*ksyms = (struct sleepy_ksyms) {};
 }

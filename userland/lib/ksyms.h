@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "table.h"
+
 /* The distinct kernel IPs seen: sorted and deduplicated as it grows. */
 struct sleepy_kernel_ips {
 	uint64_t *ips;
@@ -42,7 +44,8 @@ struct sleepy_ksym {
 struct sleepy_ksyms {
 	struct sleepy_ksym *syms;
 	size_t count, size;
-	bool sorted;
+	bool sorted;			/* and @index built */
+	struct sleepy_start_index index;
 };
 
 /* Adds the lines of a SLEEPY_REC_KERNEL_SYMBOLS record's @len bytes of text. */

@@ -17,8 +17,10 @@
  * come up short while the writer switches sub-buffers; read_subbuf()
  * resumes it.)  When asked to finish (SIGUSR1, after sleepy_stop() flushed
  * every buffer) it drains what is left, appends the per-CPU counters
- * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits.  With an interval
- * for the interrupt histograms it asks the kernel to write them
+ * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits; the stopping tool
+ * waits for that as long as the drainer works (runs, waits on the disk,
+ * reads or writes), since a slow disk's fsync may take minutes.  With an
+ * interval for the interrupt histograms it asks the kernel to write them
  * (SLEEPY_IOC_IRQ_FLUSH) each time one has passed.
  *
  * For a continuous profiler (sleepy-agent) the drainer writes the records
@@ -57,7 +59,13 @@
 #include "session.h"
 
 #define DRAIN_POLL_MS		200
-#define DRAINER_EXIT_TIMEOUT_MS	60000
+/*
+ * A stopped drainer's last steps (what is left, the trailer, fsync) take
+ * as long as the disk does.  It is waited for while it runs, waits on the
+ * disk or moves bytes; checked this often, and named after a while.
+ */
+#define DRAINER_CHECK_MS	1000
+#define DRAINER_NOTE_MS		10000
 #define SUBBUF_READ_RETRIES	5000	/* of 1 ms each */
 #define CUT_RETRIES		100	/* hand-overs refused by a full buffer */
 
@@ -784,25 +792,92 @@ void sleepy_session_detach(void)
 	starter_pipe = -1;
 }
 
-static int wait_for_exit(pid_t pid)
+/*
+ * What @pid is doing, to tell a drainer that works from one that is stuck:
+ * its state letter (R running, D waiting on the disk) and the bytes and
+ * calls of its reads and writes so far (0 if /proc does not say).
+ */
+struct activity {
+	char state;
+	uint64_t io;
+};
+
+static struct activity activity_of(pid_t pid)
+{
+	struct activity now = { '?', 0 };
+	char path[64], line[512], *paren;
+	unsigned long long value;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		paren = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		if (paren && paren[1] == ' ')
+			now.state = paren[2];
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%*[a-z_]: %llu", &value) == 1)
+				now.io += value;
+		fclose(f);
+	}
+	return now;
+}
+
+/*
+ * Waits until @pid exits, however long it takes while it works; gives up
+ * once it has done nothing (not run, not waited on the disk, no byte read
+ * or written) for @stall_seconds.  0 when it exited.
+ */
+static int wait_for_exit(pid_t pid, const char *output,
+			 unsigned int stall_seconds)
 {
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
+	uint64_t start = monotonic_ns(), active = start, now;
+	struct activity last = activity_of(pid), current;
 	struct pollfd pfd;
+	bool noted = false;
 	int status, ret;
 
 	if (pidfd < 0)
 		return errno == ESRCH ? 0 : -1;
 	pfd = (struct pollfd) { .fd = pidfd, .events = POLLIN };
-	do {
-		ret = poll(&pfd, 1, DRAINER_EXIT_TIMEOUT_MS);
-	} while (ret < 0 && errno == EINTR);
+	for (;;) {
+		ret = poll(&pfd, 1, DRAINER_CHECK_MS);
+		if (ret < 0 && errno != EINTR)
+			perror("sleepy-stop: waiting for the drainer");
+		if (ret != 0 && !(ret < 0 && errno == EINTR))
+			break;
+		now = monotonic_ns();
+		current = activity_of(pid);
+		if (current.state == 'R' || current.state == 'D' ||
+		    current.io != last.io)
+			active = now;
+		last = current;
+		if (now - active >= stall_seconds * 1000000000ULL) {
+			fprintf(stderr, "sleepy-stop: the drainer (pid %d) did nothing for %u s (state %c); gave up waiting for it to finish %s\n",
+				(int)pid, stall_seconds, current.state, output);
+			break;
+		}
+		if (!noted && now - start >= DRAINER_NOTE_MS * 1000000ULL) {
+			fprintf(stderr, "sleepy-stop: waiting for the drainer (pid %d) to finish writing %s\n",
+				(int)pid, output);
+			noted = true;
+		}
+	}
 	close(pidfd);
 	/* Reap it when it is our child (sleepy-record); harmless otherwise. */
 	waitpid(pid, &status, WNOHANG);
 	return ret == 1 ? 0 : -1;
 }
 
-static int summarize(const char *output, struct sleepy_summary *summary)
+/* Sums up @output; says why not unless @quiet. */
+static int summarize(const char *output, bool quiet,
+		     struct sleepy_summary *summary)
 {
 	const struct sleepy_record_header *record;
 	struct sleepy_recording rec;
@@ -810,7 +885,8 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 
 	memset(summary, 0, sizeof(*summary));
 	if (sleepy_recording_open(&rec, output)) {
-		fprintf(stderr, "sleepy-stop: %s: %s\n", output, rec.error);
+		if (!quiet)
+			fprintf(stderr, "sleepy-stop: %s: %s\n", output, rec.error);
 		sleepy_recording_close(&rec);
 		return -1;
 	}
@@ -836,8 +912,9 @@ static int summarize(const char *output, struct sleepy_summary *summary)
 		}
 	}
 	if (rec.error[0] || !rec.finished) {
-		fprintf(stderr, "sleepy-stop: %s: %s\n", output,
-			rec.error[0] ? rec.error : "no trailer");
+		if (!quiet)
+			fprintf(stderr, "sleepy-stop: %s: %s\n", output,
+				rec.error[0] ? rec.error : "no trailer");
 		ret = -1;
 	}
 	sleepy_recording_close(&rec);
@@ -865,6 +942,7 @@ static bool drainer_running(pid_t drainer)
 }
 
 int sleepy_session_end(pid_t drainer, const char *output,
+		       unsigned int stall_seconds,
 		       struct sleepy_summary *summary)
 {
 	int err;
@@ -876,12 +954,19 @@ int sleepy_session_end(pid_t drainer, const char *output,
 	 */
 	if (!drainer_running(drainer)) {
 		err = sleepy_sys_stop(0);
+		/* It finished after an earlier stop gave up waiting for it. */
+		if (err == -ESRCH && !summarize(output, true, summary))
+			return 0;
 		fprintf(stderr, "sleepy-stop: the drainer (pid %d) died before the stop: %s ends where it stopped writing, without a trailer (sleepy-parse reports it up to there)%s\n",
 			(int)drainer, output, err ? "" : "; stopped the kernel session");
 		return SLEEPY_SESSION_GONE;
 	}
+	/*
+	 * No session but a drainer: an earlier stop gave up waiting for it
+	 * (the kernel's session ends with that stop); wait again.
+	 */
 	err = sleepy_sys_stop(0);
-	if (err) {
+	if (err && err != -ESRCH) {
 		fprintf(stderr, "sleepy-stop: %s\n", sleepy_explain("sleepy_stop", err));
 		return -1;
 	}
@@ -889,12 +974,9 @@ int sleepy_session_end(pid_t drainer, const char *output,
 		perror("sleepy-stop: signalling the drainer");
 		return -1;
 	}
-	if (wait_for_exit(drainer)) {
-		fprintf(stderr, "sleepy-stop: the drainer (pid %d) did not finish\n",
-			(int)drainer);
+	if (wait_for_exit(drainer, output, stall_seconds))
 		return -1;
-	}
-	return summarize(output, summary);
+	return summarize(output, false, summary);
 }
 
 void sleepy_summary_print(const struct sleepy_summary *summary,

@@ -75,12 +75,15 @@ void sleepy_session_detach(void);
 
 /*
  * Stops the session, lets @drainer write what is left and the trailer,
- * and sums up @output.  Returns 0, or -1 after printing why, or
- * SLEEPY_SESSION_GONE after saying that the drainer had died (the session
- * is over: nothing is left to stop).
+ * and sums up @output.  The drainer is waited for as long as it works;
+ * once it has done nothing for @stall_seconds, this gives up.  Returns 0,
+ * or -1 after printing why, or SLEEPY_SESSION_GONE after saying that the
+ * drainer had died (the session is over: nothing is left to stop).
  */
 #define SLEEPY_SESSION_GONE	(-2)
+#define SLEEPY_STALL_SECONDS	60	/* the default @stall_seconds */
 int sleepy_session_end(pid_t drainer, const char *output,
+		       unsigned int stall_seconds,
 		       struct sleepy_summary *summary);
 
 /* Prints the one-line summary of sleepy-stop and sleepy-record. */

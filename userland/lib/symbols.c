@@ -66,6 +66,14 @@ static int cmp_syms(const void *a, const void *b)
 	return (int)y->unsized - (int)x->unsized;
 }
 
+/* Sorted for lookups, and indexed: a report looks up millions of IPs. */
+static void symbols_sort(struct sleepy_symbols *symbols)
+{
+	qsort(symbols->syms, symbols->count, sizeof(*symbols->syms), cmp_syms);
+	sleepy_start_index_build(&symbols->index, symbols->syms, symbols->count,
+				 sizeof(*symbols->syms));
+}
+
 /*
  * @mapped: a file of the mappings, where a symbol without a size (of
  * hand-written assembly, mostly) still names the code after it.
@@ -231,7 +239,7 @@ int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 		snprintf(error, error_size, "%s: out of memory", path);
 		goto fail;
 	}
-	qsort(symbols->syms, symbols->count, sizeof(*symbols->syms), cmp_syms);
+	symbols_sort(symbols);
 	symbols->path = strdup(path);
 	base = strrchr(path, '/');
 	snprintf(symbols->app_name, sizeof(symbols->app_name), "%s",
@@ -254,13 +262,15 @@ void sleepy_symbols_free(struct sleepy_symbols *symbols)
 		free(symbols->syms[i].name);
 	free(symbols->syms);
 	free(symbols->path);
+	sleepy_start_index_free(&symbols->index);
 	memset(symbols, 0, sizeof(*symbols));
 }
 
 const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *symbols,
 						uint64_t addr)
 {
-	size_t n = sleepy_count_at_or_below(symbols->syms, symbols->count,
+	size_t n = sleepy_start_index_count(&symbols->index, symbols->syms,
+					    symbols->count,
 					    sizeof(*symbols->syms), addr);
 
 	if (!n)
@@ -438,8 +448,7 @@ static int dso_read(struct sleepy_dsos *dsos, struct sleepy_dso *dso, Elf *elf,
 		snprintf(error, error_size, "%s: out of memory", dso->path);
 		return -1;
 	}
-	qsort(dso->symbols.syms, dso->symbols.count,
-	      sizeof(*dso->symbols.syms), cmp_syms);
+	symbols_sort(&dso->symbols);
 	return 0;
 }
 

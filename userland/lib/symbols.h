@@ -31,6 +31,7 @@ struct sleepy_symbols {
 	char app_name[16];	/* comm the program runs under */
 	struct sleepy_symbol *syms;
 	size_t count;
+	struct sleepy_start_index index;	/* of @syms, once sorted */
 };
 
 /* Loads @path; returns 0, or -1 with a message in @error. */

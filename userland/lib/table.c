@@ -252,23 +252,89 @@ const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key)
 	return entry_key(table, first_index(table, stored_key(key)));
 }
 
-size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
-				uint64_t key)
+static uint64_t start_at(const void *base, size_t stride, size_t i)
 {
-	const unsigned char *elems = base;
-	size_t lo = 0, hi = n;
+	uint64_t start;
 
+	memcpy(&start, (const unsigned char *)base + i * stride, sizeof(start));
+	return start;
+}
+
+/* sleepy_count_at_or_below() where the answer is known to be in [lo, hi]. */
+static size_t count_between(const void *base, size_t stride, size_t lo,
+			    size_t hi, uint64_t key)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		uint64_t start;
 
-		memcpy(&start, elems + mid * stride, sizeof(start));
-		if (start <= key)
+		if (start_at(base, stride, mid) <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
+				uint64_t key)
+{
+	return count_between(base, stride, 0, n, key);
+}
+
+/* Buckets: about two elements each, and no narrower than 16 keys. */
+#define START_INDEX_MIN_SHIFT	4
+
+void sleepy_start_index_build(struct sleepy_start_index *index,
+			      const void *base, size_t n, size_t stride)
+{
+	uint64_t span;
+	size_t b, i = 0;
+
+	memset(index, 0, sizeof(*index));
+	if (n < 2 || n > UINT32_MAX)
+		return;
+	index->base = start_at(base, stride, 0);
+	span = start_at(base, stride, n - 1) - index->base;
+	index->shift = START_INDEX_MIN_SHIFT;
+	while (index->shift < 63 && (span >> index->shift) >= n / 2)
+		index->shift++;
+	index->nbuckets = (span >> index->shift) + 1;
+	index->below = sleepy_xcalloc(index->nbuckets, sizeof(*index->below));
+	for (b = 0; b < index->nbuckets; b++) {
+		uint64_t bucket_start = index->base + ((uint64_t)b << index->shift);
+
+		while (i < n && start_at(base, stride, i) < bucket_start)
+			i++;
+		index->below[b] = i;
+	}
+}
+
+void sleepy_start_index_free(struct sleepy_start_index *index)
+{
+	free(index->below);
+	memset(index, 0, sizeof(*index));
+}
+
+size_t sleepy_start_index_count(const struct sleepy_start_index *index,
+				const void *base, size_t n, size_t stride,
+				uint64_t key)
+{
+	size_t b;
+
+	if (!index->nbuckets)
+		return count_between(base, stride, 0, n, key);
+	if (key < index->base)
+		return 0;
+	b = (key - index->base) >> index->shift;
+	if (b >= index->nbuckets)
+		return n;
+	/*
+	 * What starts before the bucket is at or below @key, what starts at
+	 * or past the next one is above it.
+	 */
+	return count_between(base, stride, index->below[b],
+			     b + 1 < index->nbuckets ? index->below[b + 1] : n,
+			     key);
 }
 
 static int string_match(const void *slot, const void *arg)

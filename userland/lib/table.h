@@ -33,6 +33,29 @@ struct sleepy_table {
 size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
 				uint64_t key);
 
+/*
+ * Where sleepy_count_at_or_below() of an array sorted by start may end,
+ * by the key's high bits: buckets of 1 << @shift keys from the lowest
+ * start, each with the number of elements that start before it.  A report
+ * looks millions of IPs up in the same symbols; a dozen probes through an
+ * array past the caches become two or three in one bucket.
+ */
+struct sleepy_start_index {
+	uint64_t base;
+	unsigned int shift;
+	size_t nbuckets;	/* 0: no index, search the whole array */
+	uint32_t *below;
+};
+
+/* Indexes the @n elements at @base (as sleepy_count_at_or_below()). */
+void sleepy_start_index_build(struct sleepy_start_index *index,
+			      const void *base, size_t n, size_t stride);
+void sleepy_start_index_free(struct sleepy_start_index *index);
+/* sleepy_count_at_or_below() of the array @index was built on. */
+size_t sleepy_start_index_count(const struct sleepy_start_index *index,
+				const void *base, size_t n, size_t stride,
+				uint64_t key);
+
 /* realloc() and calloc() that exit with a message when memory runs out. */
 void *sleepy_xrealloc(void *p, size_t bytes);
 void *sleepy_xcalloc(size_t n, size_t size);

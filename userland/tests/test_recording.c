@@ -46,7 +46,7 @@
 #include "lib/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 123
+#define PLANNED_TESTS 124
 
 static int failures, tests;
 
@@ -2943,10 +2943,64 @@ static void test_exit_tail(void)
 	free(b.data);
 }
 
+static int cmp_u64s(const void *a, const void *b)
+{
+	return sleepy_cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+/*
+ * The start index gives what the plain binary search gives, for keys
+ * below, between, at and past starts that repeat, leave wide gaps and
+ * reach both ends of the 64-bit range.
+ */
+static void test_start_index(void)
+{
+	static const uint64_t shapes[][9] = {
+		{ 0, 0, 1, 2, 4096, 4097, 1 << 20, 1ULL << 40, UINT64_MAX },
+		{ 0x401000, 0x401010, 0x401010, 0x401400, 0x402000, 0x7f0000000000,
+		  0x7f0000000100, 0xffffffff81000000ULL, 0xffffffffc0000000ULL },
+	};
+	struct sleepy_start_index index;
+	uint64_t starts[4096], key, seed = 1;
+	size_t shape, n, i, k, wrong = 0, lookups = 0;
+
+	for (shape = 0; shape < 4; shape++) {
+		n = shape < 2 ? 9 : 4096;
+		for (i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			starts[i] = shape < 2 ? shapes[shape][i] :
+				    shape == 2 ? 0x400000 + (seed >> 40) :
+						 seed;
+		}
+		qsort(starts, n, sizeof(*starts), cmp_u64s);
+		sleepy_start_index_build(&index, starts, n, sizeof(*starts));
+		for (i = 0; i < n; i++) {
+			for (k = 0; k < 4; k++) {
+				key = starts[i] + (k < 2 ? -k : k - 1);
+				wrong += sleepy_start_index_count(&index, starts, n,
+								  sizeof(*starts), key) !=
+					 sleepy_count_at_or_below(starts, n,
+								  sizeof(*starts), key);
+				lookups++;
+			}
+		}
+		for (key = 0; key < 4; key++)
+			wrong += sleepy_start_index_count(&index, starts, n, sizeof(*starts),
+							  UINT64_MAX - key) !=
+				 sleepy_count_at_or_below(starts, n, sizeof(*starts),
+							  UINT64_MAX - key);
+		sleepy_start_index_free(&index);
+	}
+	check(!wrong && lookups > 4 * 8000,
+	      "start index: %zu of %zu lookups differ from the binary search", wrong,
+	      lookups);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
 	test_good();
+	test_start_index();
 	test_stats_sizes();
 	test_many_ips();
 	test_bad_headers();
