@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 50
+plan 51
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -245,6 +245,26 @@ out=$(sleepy-stop 2>&1); status=$?
 sleepy-parse --format json /tmp/stall.data > /tmp/stall.json 2> /dev/null; parse_status=$?
 check "once it runs again, sleepy-stop exits $status ($out), its recording parses (exit $parse_status) complete" \
 	eval '[ "$status" = 0 ] && [ "$parse_status" = 0 ] && grep -q "\"complete\": true" /tmp/stall.json'
+# A drainer that works slowly (a stand-in writing a line a second for 11 s,
+# under a state directory of its own; it ignores the stop's SIGUSR1):
+# sleepy-stop -t 2 waits for it past the 2 s, says after 10 s what it
+# waits for, and sums up the recording once it has exited.
+printf '#!/bin/sh\ntrap "" USR1\nfor i in 1 2 3 4 5 6 7 8 9 10 11; do echo x >> /tmp/slow.out; sleep 1; done\n' \
+	> /tmp/sleepy-slow
+chmod +x /tmp/sleepy-slow
+/tmp/sleepy-slow & slow=$!
+for i in 1 2 3 4 5 6 7 8 9 10; do	# until it runs under its name
+	[ "$(cat /proc/$slow/comm 2> /dev/null)" = sleepy-slow ] && break
+	sleep 0.1
+done
+mkdir -p /tmp/slow-state
+printf '%s\n%s\n' "$slow" /tmp/stall.data > /tmp/slow-state/session
+began=$(date +%s)
+out=$(SLEEPY_STATE_DIR=/tmp/slow-state sleepy-stop -t 2 2>&1); status=$?
+took=$(($(date +%s) - began))
+wait "$slow"
+check "a drainer writing a line a second for 11 s: sleepy-stop -t 2 waits $took s, exits $status: $(echo $out)" \
+	eval '[ "$status" = 0 ] && [ "$took" -ge 10 ] && echo "$out" | grep -q "waiting for the drainer (pid $slow)" && echo "$out" | grep -q "^sleepy: [0-9]* samples"'
 # sleepy-record killed (kill -9) while its program runs: its drainer sees
 # it gone, stops the session and finishes the recording; the program
 # runs on; there is nothing left for sleepy-stop to stop.

@@ -18,8 +18,8 @@
  * resumes it.)  When asked to finish (SIGUSR1, after sleepy_stop() flushed
  * every buffer) it drains what is left, appends the per-CPU counters
  * (SLEEPY_IOC_CPU_COUNTERS) as the trailer, and exits; the stopping tool
- * waits for that as long as the drainer works (runs, waits on the disk,
- * reads or writes), since a slow disk's fsync may take minutes.  With an
+ * waits for that as long as the drainer works (runs or waits on the
+ * disk), since a slow disk's fsync may take minutes.  With an
  * interval for the interrupt histograms it asks the kernel to write them
  * (SLEEPY_IOC_IRQ_FLUSH) each time one has passed.
  *
@@ -61,8 +61,8 @@
 #define DRAIN_POLL_MS		200
 /*
  * A stopped drainer's last steps (what is left, the trailer, fsync) take
- * as long as the disk does.  It is waited for while it runs, waits on the
- * disk or moves bytes; checked this often, and named after a while.
+ * as long as the disk does.  It is waited for while it runs or waits on
+ * the disk; checked this often, and named after a while.
  */
 #define DRAINER_CHECK_MS	1000
 #define DRAINER_NOTE_MS		10000
@@ -794,12 +794,13 @@ void sleepy_session_detach(void)
 
 /*
  * What @pid is doing, to tell a drainer that works from one that is stuck:
- * its state letter (R running, D waiting on the disk) and the bytes and
- * calls of its reads and writes so far (0 if /proc does not say).
+ * its state letter (R running, D waiting on the disk) and how many times
+ * it has been switched out, which moves whenever it ran at all since
+ * (/proc/PID/status, present on every kernel, unlike /proc/PID/io).
  */
 struct activity {
 	char state;
-	uint64_t io;
+	uint64_t switches;
 };
 
 static struct activity activity_of(pid_t pid)
@@ -817,12 +818,13 @@ static struct activity activity_of(pid_t pid)
 			now.state = paren[2];
 		fclose(f);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "r");
 	if (f) {
 		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%*[a-z_]: %llu", &value) == 1)
-				now.io += value;
+			if (sscanf(line, "voluntary_ctxt_switches: %llu", &value) == 1 ||
+			    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &value) == 1)
+				now.switches += value;
 		fclose(f);
 	}
 	return now;
@@ -830,8 +832,8 @@ static struct activity activity_of(pid_t pid)
 
 /*
  * Waits until @pid exits, however long it takes while it works; gives up
- * once it has done nothing (not run, not waited on the disk, no byte read
- * or written) for @stall_seconds.  0 when it exited.
+ * once it has done nothing (not run, not waited on the disk) for
+ * @stall_seconds.  0 when it exited.
  */
 static int wait_for_exit(pid_t pid, const char *output,
 			 unsigned int stall_seconds)
@@ -855,7 +857,7 @@ static int wait_for_exit(pid_t pid, const char *output,
 		now = monotonic_ns();
 		current = activity_of(pid);
 		if (current.state == 'R' || current.state == 'D' ||
-		    current.io != last.io)
+		    current.switches != last.switches)
 			active = now;
 		last = current;
 		if (now - active >= stall_seconds * 1000000000ULL) {
