@@ -150,8 +150,12 @@ parse /tmp/pipe.json --format json --chain reader#1 /tmp/pipe.data
 r=$(row /tmp/pipe.json wakeups '"waker": "writer#1"' '"wakee": "reader#1"')
 echo "# pipe: $r"
 check "pipe: the reader read $(head -n1 /tmp/reader.out) bytes of 100" [ "$(head -n1 /tmp/reader.out)" = 100 ]
-check "pipe: writer#1 -> reader#1 $(field "$r" count) wakeups for 100 writes (within 1%)" \
-	between "$(field "$r" count)" 99 101
+# One wakeup a write (one fewer if a write finds the reader still awake);
+# the writer exits right after its last write, and closing its end wakes
+# the reader for the end of file, once more if the two meet on the pipe's
+# mutex there (102 seen once in 12 runs).
+check "pipe: writer#1 -> reader#1 $(field "$r" count) wakeups for 100 writes (99 to 102)" \
+	between "$(field "$r" count)" 99 102
 count=$(field "$r" count)
 r=$(row /tmp/pipe.json wakeups_by_count '"waker": "writer#1"' '"wakee": "reader#1"')
 order=$(sed -n '/^  "wakeups_by_count": \[/,/^  \]/p' /tmp/pipe.json |
