@@ -71,12 +71,7 @@ for ((boot = 1; boot <= boots; boot++)); do
 	echo "bench-peers: guest $boot of $boots ran $(( $(date +%s) - t0 )) s"
 	# A kernel report (an RCU stall, a warning) fails the run, as in make
 	# test; so does a console that could not be scanned.
-	hits=$(grep -aEf tests/kernel-reports.ere "$console") && {
-		echo "bench-peers: kernel reports in $console:"
-		head -n 5 <<< "$hits"
-		exit 1
-	}
-	[ $? = 1 ] || { echo "bench-peers: $console could not be scanned"; exit 1; }
+	why=$(bash tests/console-reports.sh "$console") || { echo "bench-peers: guest $boot: $why"; exit 1; }
 	grep -q 'sleepy-guest\[[0-9]*\]: peers: done' "$console" ||
 		{ echo "bench-peers: guest $boot did not finish its runs (see $console)"; exit 1; }
 	# The repetition is the third field of every raw line but the event

@@ -63,12 +63,10 @@ if [ "$tainted" = 0 ]; then
 else
 	echo "not ok - kernel tainted: ${tainted:-unknown}"; failed=$((failed + 1))
 fi
-reports=$(grep -cE -f tests/kernel-reports.ere out/test-image.log)
-if [ "$reports" = 0 ]; then
+if why=$(bash tests/console-reports.sh out/test-image.log); then
 	echo "ok - no kernel report in the console"; passed=$((passed + 1))
 else
-	grep -E -f tests/kernel-reports.ere out/test-image.log | head -n 5
-	echo "not ok - $reports kernel report lines in the console"; failed=$((failed + 1))
+	echo "not ok - $why"; failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -132,22 +132,14 @@ tap_group() {
 	result fail "$label: exit status ${3:-missing}"
 }
 
-# Any kernel report in a console log fails the run; so does a log without
-# the kernel's banner (the guest never booted, or its console was lost),
-# and a scan that could not run.
+# A console log that tests/console-reports.sh finds unclean (no kernel
+# banner, a kernel report, a scan that could not run) fails the run.
 scan_kernel_reports() {	# scan_kernel_reports LOG LABEL
-	local hits status
-	if ! grep -qa 'Linux version' "$1" 2>/dev/null; then
-		result fail "$2: no kernel boot messages in the console log (${1#"$top"/})"
-		return
-	fi
-	hits=$(grep -aEf "$top/tests/kernel-reports.ere" "$1")
-	status=$?
-	if [ "$status" = 1 ]; then
+	local why
+
+	if why=$(bash "$top/tests/console-reports.sh" "$1"); then
 		result ok "$2: no kernel report or user-space crash in the console"
-	elif [ "$status" = 0 ]; then
-		result fail "$2: reports in the console: $(head -n 5 <<< "$hits")"
 	else
-		result fail "$2: the console could not be scanned (grep exit $status)"
+		result fail "$2: ${why:-the console could not be scanned}"
 	fi
 }
