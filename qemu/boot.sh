@@ -1,16 +1,20 @@
 #!/bin/bash
 # boot.sh KERNEL INITRD MODE LOG [TIMEOUT] [EXTRA_CMDLINE]
 # Boots the guest under QEMU (TCG, 2 vCPUs) with the host's out/ shared
-# over 9p.  Single-threaded TCG: with one host thread per vCPU, a vCPU can
-# run stale translated code while another patches kernel text (seen as an
-# int3 Oops during static-key flips on a busy host).  MODE shell is interactive; other modes write the console to LOG
-# (and to stdout) and end when the guest powers off or TIMEOUT passes.
+# over 9p.  Single-threaded TCG: with one host thread per vCPU, Debian 12's
+# QEMU 7.2 can run stale translated code on one vCPU while another patches
+# kernel text (an int3 Oops during static-key flips; see
+# scripts/fetch-qemu.sh).  MODE shell is interactive; other modes write the
+# console to LOG (and to stdout) and end when the guest powers off or
+# TIMEOUT passes.
 # QEMU_EXTRA adds QEMU options (the benchmark's -icount); QEMU_MEM sets the
 # guest's memory in MiB (default 1536), QEMU_SMP its vCPUs (default 2),
 # QEMU_ACCEL the accelerator (default tcg,thread=single; kvm for make bench
-# with BENCH_ACCEL=kvm).  QEMU_IMAGE boots a disk image's system instead of
-# the initramfs (make image: root the disk labelled sleepy-root, KERNEL and INITRD its own,
-# the repository's tests/ shared too); mode shell then gives its login.
+# with BENCH_ACCEL=kvm), QEMU the emulator (default the system's
+# qemu-system-x86_64; make bench's 8-vCPU guest runs fetch-qemu.sh's).
+# QEMU_IMAGE boots a disk image's system instead of the initramfs (make
+# image: root the disk labelled sleepy-root, KERNEL and INITRD its own, the
+# repository's tests/ shared too); mode shell then gives its login.
 # KERNEL "disk" boots the image's own boot loader instead (make
 # test-grub's partitioned disk): no -kernel, INITRD, MODE and the command
 # line are GRUB's.  QEMU_SILENCE=MINUTES ends a guest whose console has
@@ -35,7 +39,7 @@ args=(-machine pc -accel "${QEMU_ACCEL:-tcg,thread=single}" -smp "${QEMU_SMP:-2}
       -virtfs "local,path=$top/out,mount_tag=out,security_model=none,id=out"
       "${disk[@]}" ${QEMU_EXTRA:-})
 if [ "$mode" = shell ]; then
-	exec qemu-system-x86_64 "${args[@]}"
+	exec "${QEMU:-qemu-system-x86_64}" "${args[@]}"
 fi
 watcher=
 if [ -n "${QEMU_SILENCE:-}" ]; then
@@ -47,7 +51,7 @@ if [ -n "${QEMU_SILENCE:-}" ]; then
 	watcher=$!
 fi
 set +e
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" </dev/null 2>&1 | tee "$log"
+timeout --foreground -k 10 "$timeout" "${QEMU:-qemu-system-x86_64}" "${args[@]}" </dev/null 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ -n "$watcher" ]; then
 	wait "$watcher"
