@@ -527,11 +527,17 @@ if want recordings; then
 			sleep $parse_seconds
 			summary=$(sleepy-stop)
 		else
-			# A fixed period, as sleepy's: a late timer skips
-			# periods in both, so the recordings hold about as
-			# many samples.  -F 10000 retunes the period to make
-			# up for them (1,756,578 samples against sleepy's
-			# 811,430 at d8ef0fb).
+			# A fixed period, as sleepy's (-F 10000 retunes it to
+			# make up for periods a late timer missed).  Not as
+			# many samples all the same: a late timer makes
+			# sleepy's skip to the first point of its grid half a
+			# period away, perf's fires at the next point however
+			# close (1,815,207 samples against sleepy's 798,404 at
+			# 56fd164).  Under -icount, where timers are on time
+			# (2,279,055 against 2,406,831), both tries of this
+			# part reported an RCU stall during perf's recording
+			# (xz in a page fault on the stalled vCPU, sleepy not
+			# running): this boot stays on plain TCG.
 			summary=$(perf record -a -e cpu-clock -c 100000 \
 				-o /tmp/parse/perf.data -- sleep $parse_seconds 2>&1 | tail -n 2 | tr '\n' ' ')
 		fi
