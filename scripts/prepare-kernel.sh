@@ -18,8 +18,22 @@ if [ ! -f "$src/Makefile" ]; then
 fi
 mkdir -p "$state/applied"
 
+# Whether the series or a patch it lists differs from what is applied.
+# Only those: the cover letter beside them made every run revert and
+# apply the series again, and Kbuild then rebuilt whatever includes a
+# patched file (most of a kernel: include/linux/syscalls.h is one).
+series_changed() {
+	local p
+
+	cmp -s "$top/patches/series" "$state/applied/series" || return 0
+	while read -r p; do
+		[ -z "$p" ] || cmp -s "$top/patches/$p" "$state/applied/$p" || return 0
+	done < "$top/patches/series"
+	return 1
+}
+
 # Reverse what is applied if the series changed, then apply it anew.
-if ! diff -rq "$top/patches" "$state/applied" >/dev/null 2>&1; then
+if series_changed; then
 	if [ -f "$state/applied/series" ]; then
 		tac "$state/applied/series" | while read -r p; do
 			[ -n "$p" ] || continue
