@@ -89,7 +89,7 @@ if [ "${1-}" != --report ]; then
 			echo "bench: $1 stopped: its console was silent for 15 minutes" >&2
 			exit 1
 		fi
-		# Booted quiet: no kernel banner, the guest's first line instead.
+		# Booted quiet: no kernel banner; a line of the guest's instead.
 		why=$(bash tests/console-reports.sh "out/$2" '^bench: ') ||
 			{ echo "bench: $1: $why" >&2; exit 1; }
 		[ -z "$failed" ] || { echo "bench: $1 failed (out/$2: $(tail -n 1 "$top/out/$2"))" >&2; exit 1; }
