@@ -6,7 +6,10 @@
  *   sleepy_calltree tree SECONDS: main -> tree_a -> tree_b -> tree_c (hot,
  *	three quarters of the work) and tree_a -> tree_d (warm, a quarter);
  *	tree_c and tree_d run the same loop, so their shares are 3:1 on any
- *	CPU, emulated or not.
+ *	CPU, emulated or not.  Each round's length is drawn at random: a
+ *	fixed round lasting about a whole number of sampling periods
+ *	would have the samples land in the same phase round after round
+ *	(a CI machine saw 4.1:1).
  *   sleepy_calltree calls SECONDS: main -> calls_outer -> calls_inner,
  *	which calls an empty function, calls_leaf, over and over: many
  *	samples interrupt calls_leaf before it made its frame or after it
@@ -97,6 +100,17 @@ NOINLINE void zero_reader(int fd)
 			exit(1);
 }
 
+/* xorshift64: a round length that no timer can keep in step with. */
+static long round_length(void)
+{
+	static unsigned long long state = 88172645463325252ULL;
+
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return 50000 + (long)(state % 100000);
+}
+
 int main(int argc, char **argv)
 {
 	double end;
@@ -110,7 +124,7 @@ int main(int argc, char **argv)
 	end = now() + atof(argv[2]);
 	if (!strcmp(argv[1], "tree")) {
 		while (now() < end)
-			tree_a(100000);
+			tree_a(round_length());
 		return 0;
 	}
 	if (!strcmp(argv[1], "calls")) {
