@@ -9,6 +9,7 @@
  */
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/relay.h>
 
 #include "sleepy.h"
@@ -198,8 +199,8 @@ static void sleepy_test_nested(struct kunit *test)
 	struct sleepy_app_exit exit_rec = { .appid = 2 };
 	struct hrtimer timer;
 	unsigned int process_writes = 0;
-	unsigned long end;
 	struct rchan_buf *buf;
+	ktime_t end, next;
 	size_t i;
 	int cpu;
 
@@ -216,15 +217,25 @@ static void sleepy_test_nested(struct kunit *test)
 	hrtimer_start(&timer, ns_to_ktime(20 * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 	/*
-	 * Until the timer has interrupted the writes at least once: a
-	 * virtual CPU may take its interrupt milliseconds late.
+	 * Until the timer has interrupted the writes at least once.  A
+	 * virtual CPU on a loaded host may take its interrupts a long
+	 * time late, the tick's too: the deadline is the clocksource's,
+	 * not jiffies, and past 3000 writes one is written every 50 us
+	 * (spinning: preemption is off), so that the writes wait about a
+	 * second for the timer in half the buffer.
 	 */
-	end = jiffies + msecs_to_jiffies(200);
-	while (time_before(jiffies, end) && process_writes < 20000 &&
-	       (process_writes < 3000 || !READ_ONCE(sleepy_test_nested_fired)))
+	end = ktime_add_ms(ktime_get(), 1000);
+	next = 0;
+	while (process_writes < 3000 ||
+	       (!READ_ONCE(sleepy_test_nested_fired) && process_writes < 20000 &&
+		ktime_before(ktime_get(), end))) {
+		while (process_writes >= 3000 && ktime_before(ktime_get(), next))
+			cpu_relax();
+		next = ktime_add_us(ktime_get(), 50);
 		process_writes += sleepy_buffer_write(&buffer, &exit_rec,
 						      SLEEPY_REC_APP_EXIT,
 						      sizeof(exit_rec));
+	}
 	put_cpu();
 	hrtimer_cancel(&timer);
 	destroy_hrtimer_on_stack(&timer);
