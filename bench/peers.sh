@@ -12,7 +12,7 @@
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_TASK_CONFIGS=none,sleepy-pid,perf-pid,perf-pid-tuned]
-#                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC: hours under TCG)
+#                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC's Python tools: a minute each to start)
 #   bash bench/peers.sh --report     # the table again from the last run
 #
 # A run of some parts (BENCH_PARTS) writes results of its own,
@@ -54,11 +54,10 @@ extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-9973}"
 # with the boot (where memory landed, which CPU's timer came first) shows
 # in the spread.  Repetitions are numbered on across the boots.
 boots=${BENCH_BOOTS:-2} reps=${BENCH_REPS:-5}
-# A guest whose console is silent for 15 minutes (90 with BCC, whose
-# Python tools compile for longer) is stopped, and where its vCPUs were
-# said: without KASLR, so that System.map names the addresses.
+# A guest whose console is silent for 15 minutes is stopped, and where
+# its vCPUs were said: without KASLR, so that System.map names the
+# addresses.
 silence=15
-[ -n "${BENCH_BCC:-}" ] && silence=90
 : > "$out/raw-all.tsv"
 for ((boot = 1; boot <= boots; boot++)); do
 	t0=$(date +%s)

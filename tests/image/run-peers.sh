@@ -107,15 +107,23 @@ wait_for_file() {
 	say "no $1 after 1200 s"; return 1
 }
 # stop PID: SIGINT, then wait; sets stop_ns.
-# A tool that exits before it is stopped measured nothing: tool_failed
-# says why, and the run is written as failed (no elapsed time).
+# A tool that exits before it is stopped measured nothing, and one still
+# running 600 s after the signal is killed: tool_failed says why, and the
+# run is written as failed (no elapsed time).
 stop() {
-	local t0
+	local t0 watchdog status
 	kill -0 "$1" 2> /dev/null || tool_failed="it exited before its stop"
 	t0=$(now_ns)
 	kill -INT "$1" 2> /dev/null
+	( sleep 600 && kill -KILL "$1" ) 2> /dev/null &
+	watchdog=$!
 	wait "$1"
+	status=$?
 	stop_ns=$(( $(now_ns) - t0 ))
+	# Its sleep ended, so that no stray timer wakes an idle part's CPUs.
+	pkill -P $watchdog sleep
+	wait $watchdog
+	[ $status = 137 ] && tool_failed="it did not exit within 600 s of its SIGINT (killed)"
 }
 elapsed_ns() { sed -n 's/^elapsed_ns //p' /tmp/t | tail -n1; }
 is_bcc() { case $1 in bcc-*) true ;; *) false ;; esac; }
@@ -167,10 +175,14 @@ anon_fds() {
 # PATTERN (it has attached); "perf events": until it holds one per CPU
 # (profile prints its header before it compiles); "bpf links": until it
 # holds one (offcputime prints nothing).  Sets pid and ready_ns (from t0).
+# A script's background job starts with SIGINT ignored, and Python then
+# never installs its handler: BCC's tools would sleep through stop()'s
+# SIGINT for ever (every BENCH_BCC run hung there); env gives them
+# SIGINT's default back, as an interactive shell does.
 bpf_tool() {
 	local pattern=$1 i kind= least=1
 	shift
-	PYTHONUNBUFFERED=1 stdbuf -oL "$@" > /tmp/tool.out 2> /tmp/tool.err &
+	env --default-signal=INT PYTHONUNBUFFERED=1 stdbuf -oL "$@" > /tmp/tool.out 2> /tmp/tool.err &
 	pid=$!
 	case $pattern in
 	"perf events") kind=perf_event least=$(nproc) ;;
@@ -507,8 +519,8 @@ task_all() {
 sched_configs="none sleepy sleepy-sched perf-switch bpftrace-runqlat bpftrace-offcpu
 	libbpf-offcputime libbpf-runqlat libbpf-wakeuptime"
 irq_configs="none sleepy sleepy-irq bpftrace-irqs libbpf-hardirqs libbpf-softirqs"
-# BCC compiles each tool's program with LLVM at its start: more than 15
-# minutes of wall time under TCG, so only with sleepy.bcc=1.
+# BCC compiles each tool's program with LLVM at its start (profile: 47
+# and 57 s in a boot under plain TCG), so only with sleepy.bcc=1.
 if [ "$bcc" = 1 ]; then
 	configs="$configs bcc-profile"
 	sched_configs="$sched_configs bcc-offcputime bcc-runqlat bcc-offwaketime"
