@@ -373,7 +373,14 @@ event_one() {
 		       awk '{ n += $1 } END { print n + 0 }') ;;
 	bcc-*|libbpf-*)
 		stop $pid
-		grep -iq 'lost\|error' /tmp/tool.err && say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1)" ;;
+		# BCC's stack tools lose the stacks their map has no room
+		# for ("WARNING: 10 stack traces lost"): counted as lost, and
+		# said without the capitals a kernel warning has, which the
+		# console scan would take for one.
+		lost=$(sed -n 's/.*[^0-9]\([0-9][0-9]*\) stack traces lost.*/\1/p' /tmp/tool.err | head -n1)
+		lost=${lost:-0}
+		grep -iq 'lost\|error' /tmp/tool.err &&
+			say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1 | sed 's/WARNING:/warning:/')" ;;
 	esac
 	local e
 	e=$(elapsed_ns)
