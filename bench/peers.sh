@@ -12,7 +12,7 @@
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_TASK_CONFIGS=none,sleepy-pid,perf-pid,perf-pid-tuned]
-#                    [BENCH_BCC=1 [BENCH_BCC_REPS=N]]   (BCC's Python tools: a minute each to start)
+#                    [BENCH_BCC=0] [BENCH_BCC_REPS=N]   (0: without BCC's Python tools)
 #   bash bench/peers.sh --report     # the table again from the last run
 #
 # A run of some parts (BENCH_PARTS) writes results of its own,
