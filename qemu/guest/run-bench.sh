@@ -13,7 +13,7 @@
 # sleepy.out=DIR puts the results in out/DIR (default out/bench).
 cd /tmp
 export PATH=/sleepy/bin:/sleepy/bench:/usr/bin:$PATH
-reps=5 first_rep=1 drain_seconds=60 parse_seconds=120 capacity_seconds=40 out=/mnt/out/bench
+reps=5 first_rep=1 drain_seconds=60 parse_seconds=120 capacity_seconds=20 out=/mnt/out/bench
 . /sleepy/guest/bench-workloads.sh
 workloads=$bench_workloads
 parts="overhead busy callgraph sched irq drain stalled"
@@ -431,7 +431,9 @@ done
 # each reader drains a backlog: every vCPU runs a loop, the tool samples
 # at 8 kHz with 1 MiB per CPU (sleepy's default) and a fixed period
 # (perf's frequency mode would retune it), its reader stopped for
-# $capacity_seconds s so that the buffers fill; then the reader continues
+# $capacity_seconds s so that a backlog builds up, but short of full
+# buffers, which would drop (under QEMU 10.0, 40 s filled both tools'
+# 8 MiB, 25 s left them at about 5 MB); then the reader continues
 # and the session stops at once.  The bytes written from then on, over
 # the time until the tool is done (sleepy-stop returns, perf record
 # exits), are what it drains.
