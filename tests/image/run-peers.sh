@@ -123,7 +123,9 @@ stop() {
 	# Its sleep ended, so that no stray timer wakes an idle part's CPUs.
 	pkill -P $watchdog sleep
 	wait $watchdog
-	[ $status = 137 ] && tool_failed="it did not exit within 600 s of its SIGINT (killed)"
+	if [ $status = 137 ]; then
+		tool_failed="it did not exit within 600 s of its SIGINT (killed)"
+	fi
 }
 elapsed_ns() { sed -n 's/^elapsed_ns //p' /tmp/t | tail -n1; }
 is_bcc() { case $1 in bcc-*) true ;; *) false ;; esac; }
