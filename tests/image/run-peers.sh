@@ -82,6 +82,10 @@ echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 mkfifo /tmp/perf.ctl /tmp/perf.ack
 buffer=4M
 export BPFTRACE_PERF_RB_PAGES=1024
+# offcputime and offwaketime keep their stacks in a map of 16384 by
+# default and lose some on the pingpong storm (24 and 60 in a run): a
+# user would give them more room, as perf and sleepy get 4 MiB a CPU.
+bcc_stacks=131072
 workload="-e loop 120000000"
 say() { echo "peers: $*"; }
 now_ns() { date +%s%N; }
@@ -204,6 +208,17 @@ bpf_tool() {
 	ready_ns=$(( $(now_ns) - t0 ))
 }
 
+# bpf_tool_lost: the stack traces a BCC tool lost, from its
+# "WARNING: 10 stack traces lost" (its map had no room for them), and
+# the line said without the capitals a kernel warning has, which the
+# console scan would take for one.
+bpf_tool_lost() {
+	grep -iq 'lost\|error' /tmp/tool.err &&
+		say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1 | sed 's/WARNING:/warning:/')" >&2
+	sed -n 's/.*[^0-9]\([0-9][0-9]*\) stack traces lost.*/\1/p' /tmp/tool.err |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
 # run_one CONFIG REP: the loop on both CPUs under CONFIG, one raw line.
 run_one() {
 	local config=$1 rep=$2 pid t0
@@ -268,6 +283,7 @@ run_one() {
 		bpf_tool "perf events" profile-bpfcc -F $rate
 		elapsed $workload > /dev/null 2> /tmp/t
 		stop $pid
+		lost=$(bpf_tool_lost)
 		samples=$(awk '/^ +- +loop \([0-9]+\)$/ { getline; n += $1 } END { print n + 0 }' /tmp/tool.out) ;;
 	esac
 	local e
@@ -332,9 +348,9 @@ event_one() {
 	bpftrace-runqlat) bpftrace_start "$bpftrace_runqlat" ;;
 	bpftrace-offcpu) bpftrace_start "$bpftrace_offcpu" ;;
 	bpftrace-irqs) bpftrace_start "$bpftrace_irqs" ;;
-	bcc-offcputime) bpf_tool 'Hit Ctrl-C' offcputime-bpfcc ;;
+	bcc-offcputime) bpf_tool 'Hit Ctrl-C' offcputime-bpfcc --stack-storage-size $bcc_stacks ;;
 	bcc-runqlat) bpf_tool 'Hit Ctrl-C' runqlat-bpfcc ;;
-	bcc-offwaketime) bpf_tool 'Hit Ctrl-C' offwaketime-bpfcc ;;
+	bcc-offwaketime) bpf_tool 'Hit Ctrl-C' offwaketime-bpfcc --stack-storage-size $bcc_stacks ;;
 	bcc-hardirqs) bpf_tool 'Hit Ctrl-C' hardirqs-bpfcc -d ;;
 	bcc-softirqs) bpf_tool 'Hit Ctrl-C' softirqs-bpfcc -d ;;
 	libbpf-offcputime) bpf_tool 'bpf links' offcputime ;;
@@ -375,14 +391,7 @@ event_one() {
 		       awk '{ n += $1 } END { print n + 0 }') ;;
 	bcc-*|libbpf-*)
 		stop $pid
-		# BCC's stack tools lose the stacks their map has no room
-		# for ("WARNING: 10 stack traces lost"): counted as lost, and
-		# said without the capitals a kernel warning has, which the
-		# console scan would take for one.
-		lost=$(sed -n 's/.*[^0-9]\([0-9][0-9]*\) stack traces lost.*/\1/p' /tmp/tool.err | head -n1)
-		lost=${lost:-0}
-		grep -iq 'lost\|error' /tmp/tool.err &&
-			say "$config: $(grep -i 'lost\|error' /tmp/tool.err | head -n1 | sed 's/WARNING:/warning:/')" ;;
+		lost=$(bpf_tool_lost) ;;
 	esac
 	local e
 	e=$(elapsed_ns)
