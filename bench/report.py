@@ -444,22 +444,29 @@ def capacity_rows(runs):
                         mb_per_s=statistics.median(mb), mb_per_s_min=min(mb), mb_per_s_max=max(mb),
                         bytes_per_sample=statistics.median(per),
                         samples_per_s=statistics.median(sps), samples_per_s_min=min(sps),
-                        samples_per_s_max=max(sps)))
+                        samples_per_s_max=max(sps),
+                        dropped=sum(r["dropped"] for r in rs)))
     return out
 
 
 def capacity_section(rows):
-    """The 8-vCPU table of what each reader drains a second."""
+    """The 8-vCPU table of what each reader drains a second.  A run whose
+    buffers filled while its reader was stopped drained a backlog cut
+    short: its drops are in the table, and the section says so."""
+    full = [r["tool"] for r in rows if r["dropped"]]
     return "\n".join([
         "\n### Capacity: what one reader drains a second, every vCPU busy "
         f"({rows[0]['cpus']} vCPUs, a buffer of 1 MiB per CPU, median [min-max] of the runs)\n",
+        *([f"Not a capacity for {' and '.join(full)}: "
+           f"{'its' if len(full) == 1 else 'their'} buffers filled while the reader was stopped "
+           "(dropped), so the backlog drained was cut short.\n"] if full else []),
         fmt_table("capacity", ["tool", "runs", "backlog MB", "drain s", "MB/s", "bytes/sample",
-                               "samples/s"],
+                               "samples/s", "dropped"],
                   [[r["tool"], r["repetitions"], f"{r['drained_mb']:.2f}", f"{r['drain_s']:.3f}",
                     f"{r['mb_per_s']:.2f} [{r['mb_per_s_min']:.2f}-{r['mb_per_s_max']:.2f}]",
                     f"{r['bytes_per_sample']:.1f}",
                     f"{r['samples_per_s']:.0f} [{r['samples_per_s_min']:.0f}-"
-                    f"{r['samples_per_s_max']:.0f}]"] for r in rows])])
+                    f"{r['samples_per_s_max']:.0f}]", r["dropped"]] for r in rows])])
 
 
 def parse_targets(speed):
