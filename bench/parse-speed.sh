@@ -76,13 +76,13 @@ if [ "${1-}" = --workload ]; then
 	work=$2
 	mkdir -p "$work"
 	seq 1 20000 | sed 's/$/ lorem ipsum dolor sit amet/' > "$work/text"
-	sources=("$top"/userland/*.c "$top"/userland/lib/*.c)
+	sources=("$top"/userland/*.c "$top"/userland/lib/*/*.c)
 	# Many short processes of many programs, as on a busy machine.
 	for ((i = 0; ; i++)); do
 		src=${sources[i % ${#sources[@]}]}
 		# pprof.c needs the header protoc-c generated into the build.
 		gcc -O$((i % 2)) -std=gnu11 -isystem "$top/build/headers/include" \
-			-I "$top/build/userland/lib" -c -o "$work/x.o" "$src"
+			-I "$top/userland/lib" -I "$top/build/userland/lib" -c -o "$work/x.o" "$src"
 		sort -k2 -r "$work/text" | md5sum > /dev/null
 		grep -rc static "$top/userland" > /dev/null
 		awk '{ s += $1 } END { print s }' "$work/text" > /dev/null

@@ -26,9 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/ksyms.h"
-#include "lib/recording.h"
-#include "lib/session.h"
+#include "model/ksyms.h"
+#include "record/recording.h"
+#include "session/session.h"
 
 #define KERNEL_SPACE		0xffff800000000000ULL
 #define BUFFER_SIZE		(1U << 20)

@@ -266,6 +266,11 @@ bounded bash tests/runner/test-runner.sh > "$logs/runner.log" 2>&1
 tap_group runner "$logs/runner.log" $?
 bounded build/userland/tests/test_recording build/userland > "$logs/host-unit.log" 2>&1
 tap_group host "$logs/host-unit.log" $?
+# userland/lib/'s layers: includes point down, no two files need each other.
+bounded python3 userland/check-layers.py > "$logs/layers.log" 2>&1
+tap_group "library layers" "$logs/layers.log" $?
+bounded python3 userland/check-layers.py --self-test > "$logs/layers-test.log" 2>&1
+tap_group "library layers check fails on a broken library" "$logs/layers-test.log" $?
 # The host's kernel has no sleepy: the tools say so in one line, exit 1.
 if grep -qw __x64_sys_sleepy_start /proc/kallsyms; then
 	skip_or_fail "tools on a kernel without sleepy (this host runs one with it)"

@@ -29,12 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/options.h"
-#include "lib/pprof.h"
-#include "lib/profile.h"
-#include "lib/recording.h"
-#include "lib/session.h"
-#include "lib/symbols.h"
+#include "session/options.h"
+#include "export/pprof.h"
+#include "model/profile.h"
+#include "record/recording.h"
+#include "session/session.h"
+#include "model/symbols.h"
 
 static const char usage[] =
 "USAGE: sleepy-agent [-F HZ] [-k] [-g [--max-stack N]] [-b SIZE]\n"

@@ -7,19 +7,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/diff.h"
-#include "lib/flamegraph.h"
-#include "lib/folded.h"
-#include "lib/intervals.h"
-#include "lib/options.h"
-#include "lib/output.h"
-#include "lib/pprof.h"
-#include "lib/profile.h"
-#include "lib/report.h"
-#include "lib/sort_report.h"
-#include "lib/speedscope.h"
-#include "lib/session.h"
-#include "lib/symbols.h"
+#include "report/diff.h"
+#include "export/flamegraph.h"
+#include "export/folded.h"
+#include "session/intervals.h"
+#include "session/options.h"
+#include "report/output.h"
+#include "export/pprof.h"
+#include "model/profile.h"
+#include "report/report.h"
+#include "report/sort_report.h"
+#include "export/speedscope.h"
+#include "session/session.h"
+#include "model/symbols.h"
 
 #define MAX_SYMBOL_FILES 16
 

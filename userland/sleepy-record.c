@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/options.h"
-#include "lib/session.h"
+#include "session/options.h"
+#include "session/session.h"
 
 static const char usage[] =
 "USAGE: sleepy-record [-F HZ] [-k] [--sched] [--irq [--irq-interval SEC]] [-a]\n"

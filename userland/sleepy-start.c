@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/options.h"
-#include "lib/session.h"
+#include "session/options.h"
+#include "session/session.h"
 
 static const char usage[] =
 "USAGE: sleepy-start [-F HZ] [-k] [--sched] [--irq [--irq-interval SEC]]\n"

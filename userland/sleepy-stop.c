@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/options.h"
-#include "lib/session.h"
+#include "session/options.h"
+#include "session/session.h"
 
 static const char usage[] =
 "USAGE: sleepy-stop [-t SECONDS]\n"

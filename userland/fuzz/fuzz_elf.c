@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/profile.h"
-#include "lib/symbols.h"
+#include "model/profile.h"
+#include "model/symbols.h"
 
 #define LOOKUPS	16
 

@@ -18,15 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/profile.h"
-#include "lib/recording.h"
-#include "lib/diff.h"
-#include "lib/flamegraph.h"
-#include "lib/folded.h"
-#include "lib/pprof.h"
-#include "lib/report.h"
-#include "lib/speedscope.h"
-#include "lib/symbols.h"
+#include "model/profile.h"
+#include "record/recording.h"
+#include "report/diff.h"
+#include "export/flamegraph.h"
+#include "export/folded.h"
+#include "export/pprof.h"
+#include "report/report.h"
+#include "export/speedscope.h"
+#include "model/symbols.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

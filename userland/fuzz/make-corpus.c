@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "lib/recording.h"
+#include "record/recording.h"
 
 /* Records of the guest recording kept in its seed: a few KB. */
 #define GUEST_HEAD_BYTES 4096

@@ -1,0 +1,893 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sleepy-parse --sort: one report of the samples grouped by the keys asked
+ * for, in their order, as perf report --sort does.  Each IP count of the
+ * profile (per application, and per thread with tid) gets a cell per key;
+ * rows with the same cells add up, and come out by samples, then by their
+ * cells' texts.  cpu is a report of its own: the samples each CPU's buffer
+ * held, beside what that CPU counted.
+ *
+ * Cells are written out only for the rows printed: a cell is a text kept
+ * once per distinct text (names), a number (pid, tid, ip) or both (an
+ * unnamed IP under sym, "[.] 0x..."), so that rows are told apart and
+ * ordered by pointers and numbers.  With millions of IPs, writing every
+ * row's key as a string, then hashing, copying and comparing it took most
+ * of a --sort report's time.
+ */
+#define _GNU_SOURCE	/* qsort_r() */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/sort_report.h"
+
+#define CELL		256	/* bytes of a cell's text, with its NUL */
+#define ROW_BATCH	16	/* rows looked up together */
+/*
+ * Rows are read in sorted order, all over memory: the one this many
+ * places ahead is fetched while the current one is worked on.
+ */
+#define ROW_AHEAD	16
+/*
+ * Rows of equal samples are in the order of their cells' texts joined by
+ * this byte (which no name holds): a text that begins another comes
+ * first, unless the other goes on with a control byte.
+ */
+#define SEPARATOR	'\x1f'
+
+static const struct {
+	const char *name;
+	struct sleepy_column column;
+} keys[SLEEPY_SORT_KEYS] = {
+	[SLEEPY_SORT_APP] = { "app", { "app", "APPLICATION", -24, false } },
+	[SLEEPY_SORT_PID] = { "pid", { "pid", "PID", 7, true } },
+	[SLEEPY_SORT_TID] = { "tid", { "tid", "TID", 7, true } },
+	[SLEEPY_SORT_DSO] = { "dso", { "dso", "DSO", -20, false } },
+	[SLEEPY_SORT_SYM] = { "sym", { "sym", "SYMBOL", -32, false } },
+	[SLEEPY_SORT_IP] = { "ip", { "ip", "IP", -18, false } },
+	[SLEEPY_SORT_SRCLINE] = { "srcline", { "srcline", "SOURCE:LINE", -24, false } },
+	[SLEEPY_SORT_CPU] = { "cpu", { "cpu", "CPU", 5, true } },
+};
+
+/* perf's marks of a function: [.] user mode, [k] kernel mode. */
+static const char user_mark[] = "[.] ", kernel_mark[] = "[k] ";
+/* The text of a cell that is a number alone. */
+static const char no_text[] = "";
+
+static const uint64_t decimal_powers[] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+	1000000000, 10000000000ULL,
+};
+
+/*
+ * A cell: @text, the one copy of it (struct sort.copies) or one of the
+ * static texts above, then @number if its key writes one.
+ */
+struct cell {
+	const char *text;
+	uint64_t number;	/* 0 if not written */
+};
+
+struct sorted_row {
+	uint64_t samples;
+	struct cell cells[];	/* one per key */
+};
+
+/* What same_cells() compares a row with. */
+struct row_key {
+	const struct cell *cells;
+	unsigned int ncells;
+};
+
+/* A name's text in a cell, after a mark ("" for none). */
+struct named {
+	const char *mark;
+	const char *name;
+	const char *text;
+};
+
+/* A --sort report being built. */
+struct sort {
+	const struct sleepy_report_options *opts;
+	struct sleepy_profile *profile;
+	unsigned int ncells;
+	size_t row_size;		/* struct sorted_row and its cells */
+	unsigned char *rows;		/* every row, a group after the other */
+	size_t nrows, rows_capacity;
+	struct sleepy_table group;	/* the rows of the group being built */
+	/* With app or pid first: each group's first cell and its rows' end. */
+	struct group {
+		struct cell first;
+		size_t end;
+	} *groups;
+	size_t ngroups, groups_capacity;
+	struct sleepy_table copies;	/* char *: the cells' texts */
+	struct sleepy_table names;	/* struct named */
+};
+
+bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
+		       char *error, size_t size)
+{
+	const char *p = arg;
+	unsigned int i, k;
+
+	opts->nsort = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (k = 0; k < SLEEPY_SORT_KEYS; k++)
+			if (strlen(keys[k].name) == len &&
+			    !strncmp(p, keys[k].name, len))
+				break;
+		if (k == SLEEPY_SORT_KEYS) {
+			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip, srcline, cpu)",
+				 (int)len, p);
+			return false;
+		}
+		for (i = 0; i < opts->nsort; i++) {
+			if (opts->sort[i] == k) {
+				snprintf(error, size, "--sort key '%s' twice", keys[k].name);
+				return false;
+			}
+		}
+		opts->sort[opts->nsort++] = k;
+		p += len;
+		if (*p == ',' && !*++p)
+			break;
+	}
+	if (!opts->nsort || p[-1] == ',') {
+		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip, srcline; or cpu alone)",
+			 arg);
+		return false;
+	}
+	if (opts->nsort > 1 && sleepy_sort_has(opts, SLEEPY_SORT_CPU)) {
+		snprintf(error, size, "--sort cpu is a report of its own, not with other keys");
+		return false;
+	}
+	return true;
+}
+
+bool sleepy_sort_has(const struct sleepy_report_options *opts,
+		     enum sleepy_sort_key key)
+{
+	unsigned int i;
+
+	for (i = 0; i < opts->nsort; i++)
+		if (opts->sort[i] == key)
+			return true;
+	return false;
+}
+
+/* How a cell's number follows its text: "%u", "0x%x", or not at all. */
+enum number_format { NO_NUMBER, DECIMAL, HEX };
+
+static enum number_format number_format(enum sleepy_sort_key key,
+					const struct cell *c)
+{
+	switch (key) {
+	case SLEEPY_SORT_PID:
+	case SLEEPY_SORT_TID:
+		return DECIMAL;
+	case SLEEPY_SORT_IP:
+		return HEX;
+	case SLEEPY_SORT_SYM:
+		/* An unnamed IP: a named function's text is a copy. */
+		return c->text == user_mark || c->text == kernel_mark ? HEX :
+									NO_NUMBER;
+	default:
+		return NO_NUMBER;
+	}
+}
+
+/*
+ * strcmp() of @a and @b as if each went on with @end: the order of the
+ * rows' texts, their cells joined by SEPARATOR (none after the last).
+ */
+static int cmp_text(const char *a, const char *b, char end)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return (unsigned char)(*a ?: end) - (unsigned char)(*b ?: end);
+}
+
+/*
+ * @n as @format writes it, left-aligned: such values compare as the
+ * texts do, and of equal ones the shorter text (fewer *@digits) comes
+ * first.  DECIMAL numbers are pids and tids, of 32 bits.
+ */
+static uint64_t aligned_number(uint64_t n, enum number_format format,
+			       unsigned int *digits)
+{
+	unsigned int d = 1;
+
+	if (format == HEX) {
+		d = n ? (64 - __builtin_clzll(n) + 3) / 4 : 1;
+		*digits = d;
+		return n << (64 - 4 * d);
+	}
+	for (; d < 10 && n >= decimal_powers[d]; d++)
+		;
+	*digits = d;
+	return n * decimal_powers[10 - d];
+}
+
+/* The order of @a and @b as @format writes them, without writing them. */
+static int cmp_numbers(uint64_t a, uint64_t b, enum number_format format)
+{
+	unsigned int da, db;
+
+	a = aligned_number(a, format, &da);
+	b = aligned_number(b, format, &db);
+	if (a != b)
+		return a < b ? -1 : 1;
+	return da < db ? -1 : da > db;
+}
+
+/* @c as @key prints it: its text, or it and its number written in @buf. */
+static const char *cell_text(enum sleepy_sort_key key, const struct cell *c,
+			     char *buf)
+{
+	switch (number_format(key, c)) {
+	case DECIMAL:
+		sleepy_format_decimal(stpcpy(buf, c->text), c->number);
+		return buf;
+	case HEX:
+		sleepy_format_hex(stpcpy(buf, c->text), c->number);
+		return buf;
+	default:
+		return c->text;
+	}
+}
+
+/* The order of cells @a and @b of @key, @end following them. */
+static int cmp_cells(enum sleepy_sort_key key, const struct cell *a,
+		     const struct cell *b, char end)
+{
+	enum number_format format = number_format(key, a);
+	char x[CELL], y[CELL];
+
+	/* One copy per text: the same text is the same pointer. */
+	if (a->text == b->text)
+		return format == NO_NUMBER ? 0 :
+		       cmp_numbers(a->number, b->number, format);
+	if (format == NO_NUMBER && number_format(key, b) == NO_NUMBER)
+		return cmp_text(a->text, b->text, end);
+	return cmp_text(cell_text(key, a, x), cell_text(key, b, y), end);
+}
+
+/* Most samples first, then by the cells' texts. */
+static int cmp_rows(const void *a, const void *b, const void *arg)
+{
+	const struct sorted_row *x = a, *y = b;
+	const struct sort *s = arg;
+	unsigned int k;
+	int diff = 0;
+
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
+	for (k = 0; k < s->ncells && !diff; k++)
+		diff = cmp_cells(s->opts->sort[k], &x->cells[k], &y->cells[k],
+				 k + 1 < s->ncells ? SEPARATOR : '\0');
+	return diff;
+}
+
+/* The one copy of @text (at most CELL - 1 bytes) in @s. */
+static const char *text_copy(struct sort *s, const char *text)
+{
+	return sleepy_intern(&s->copies, text);
+}
+
+static int same_name(const void *slot, const void *arg)
+{
+	const struct named *a = slot, *b = arg;
+
+	return a->name == b->name && a->mark == b->mark;
+}
+
+/*
+ * The copy of @mark followed by @name, cut to a cell: looked up by the
+ * pointers first, as a name comes from one symbol table entry.
+ */
+static const char *named_text(struct sort *s, const char *mark,
+			      const char *name)
+{
+	struct named key = { .mark = mark, .name = name }, *named;
+	char text[CELL];
+
+	named = sleepy_table_get(&s->names,
+				 (uintptr_t)name * 31 + (uintptr_t)mark,
+				 same_name, &key);
+	if (!named->text) {
+		snprintf(text, sizeof(text), "%s%s", mark, name);
+		*named = key;
+		named->text = text_copy(s, text);
+	}
+	return named->text;
+}
+
+/* The cell of @key (app or pid) for every count of @app. */
+static struct cell app_cell(struct sort *s, enum sleepy_sort_key key,
+			    const struct sleepy_app *app)
+{
+	if (key == SLEEPY_SORT_APP)
+		return (struct cell) { .text = named_text(s, "", app->label) };
+	return (struct cell) { no_text, app->pid };
+}
+
+/* The cell of @key for @count of @app, whose function is @function. */
+static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
+			    const struct sleepy_app *app,
+			    const struct sleepy_ip_count *count,
+			    const char *function, const char *dso)
+{
+	const char *mark = count->in_kernel ? kernel_mark : user_mark;
+	const struct sleepy_mapping *map;
+	char text[CELL];
+
+	switch (key) {
+	case SLEEPY_SORT_APP:
+	case SLEEPY_SORT_PID:
+		return app_cell(s, key, app);
+	case SLEEPY_SORT_TID:
+		return (struct cell) { no_text, count->tid };
+	case SLEEPY_SORT_DSO:
+		return (struct cell) {
+			.text = named_text(s, "", dso ?: count->in_kernel ?
+						  "[kernel]" : "[unknown]"),
+		};
+	case SLEEPY_SORT_SYM:
+		if (function)
+			return (struct cell) { .text = named_text(s, mark, function) };
+		return (struct cell) { mark, count->ip };
+	case SLEEPY_SORT_SRCLINE:
+		if (!count->in_kernel && s->opts->dsos &&
+		    (map = sleepy_profile_mapping(s->profile, app, count->ip)) &&
+		    sleepy_dsos_srcline(s->opts->dsos, map, count->ip, text,
+					CELL))
+			return (struct cell) { .text = text_copy(s, text) };
+		return (struct cell) {
+			.text = named_text(s, "", count->in_kernel ? "[kernel]" :
+								     "[unknown]"),
+		};
+	default:
+		return (struct cell) { no_text, count->ip };
+	}
+}
+
+static int same_cells(const void *slot, const void *arg)
+{
+	const struct sorted_row *row = slot;
+	const struct row_key *key = arg;
+	unsigned int k;
+
+	for (k = 0; k < key->ncells; k++)
+		if (row->cells[k].text != key->cells[k].text ||
+		    row->cells[k].number != key->cells[k].number)
+			return 0;
+	return 1;
+}
+
+/* The key of the row of @cells in s->group. */
+static uint64_t row_hash(const struct sort *s, const struct cell *cells)
+{
+	uint64_t hash = 0;
+	unsigned int k;
+
+	for (k = 0; k < s->ncells; k++)
+		hash = ((hash ^ (uintptr_t)cells[k].text) * 0x9e3779b97f4a7c15ULL ^
+			cells[k].number) * 0x100000001b3ULL;
+	return hash;
+}
+
+/* The row of @cells (whose key is @hash) in s->group, of 0 samples if new. */
+static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
+				 uint64_t hash)
+{
+	struct row_key key = { cells, s->ncells };
+	struct sorted_row *row;
+
+	row = sleepy_table_get(&s->group, hash, same_cells, &key);
+	if (!row->cells[0].text)
+		memcpy(row->cells, cells, s->ncells * sizeof(*cells));
+	return row;
+}
+
+static struct sorted_row *row_at(const struct sort *s, size_t i)
+{
+	return (struct sorted_row *)(s->rows + i * s->row_size);
+}
+
+/* The function of @count of @app and its file (*@dso), NULL if unknown. */
+static const char *function_of(struct sort *s, const struct sleepy_app *app,
+			       const struct sleepy_ip_count *count,
+			       const char **dso)
+{
+	if (!count->in_kernel)
+		return sleepy_report_function(s->opts, s->profile, app,
+					      count->ip, dso);
+	/* Without -k the IP is a user one: the kernel, unnamed. */
+	if (count->entry_ip) {
+		*dso = NULL;
+		return "[kernel]";
+	}
+	return sleepy_report_kernel_function(s->profile, count->ip, dso);
+}
+
+/* IP counts' cells, waiting for their rows' entries to be fetched. */
+struct row_batch {
+	struct cell cells[ROW_BATCH][SLEEPY_SORT_KEYS];
+	uint64_t hash[ROW_BATCH];
+	uint64_t samples[ROW_BATCH];
+	unsigned int n;
+};
+
+/*
+ * Adds the batch's samples to their rows.  When the group is every row,
+ * the table is far larger than the caches: the entries of a batch are
+ * fetched together, so that the waits overlap.
+ */
+static void add_batch(struct sort *s, struct row_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++) {
+		const void *entry = sleepy_table_probe(&s->group, b->hash[i]);
+
+		if (entry)
+			__builtin_prefetch(entry);
+	}
+	for (i = 0; i < b->n; i++)
+		row_of(s, b->cells[i], b->hash[i])->samples += b->samples[i];
+	b->n = 0;
+}
+
+/* Adds the rows of every IP count of @app to s->group. */
+static void add_app_rows(struct sort *s, struct sleepy_app *app,
+			 struct row_batch *batch)
+{
+	const struct sleepy_report_options *opts = s->opts;
+	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
+			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
+	const char *function = NULL, *dso = NULL;
+	unsigned int k;
+	size_t i;
+
+	for (i = 0; i < app->ips.capacity; i++) {
+		const struct sleepy_ip_count *count =
+			sleepy_table_slot(&app->ips, i);
+		struct cell *cells = batch->cells[batch->n];
+
+		if (!count)
+			continue;
+		if (by_function)
+			function = function_of(s, app, count, &dso);
+		for (k = 0; k < s->ncells; k++)
+			cells[k] = key_cell(s, opts->sort[k], app, count,
+					    function, dso);
+		batch->hash[batch->n] = row_hash(s, cells);
+		batch->samples[batch->n++] = count->samples;
+		if (batch->n == ROW_BATCH)
+			add_batch(s, batch);
+	}
+}
+
+/* Moves the group's rows, whose first cell is @first, to the end of s->rows. */
+static void end_group(struct sort *s, struct row_batch *batch,
+		      const struct cell *first)
+{
+	size_t i;
+
+	add_batch(s, batch);
+	if (s->nrows + s->group.used > s->rows_capacity) {
+		s->rows_capacity = 2 * (s->nrows + s->group.used);
+		s->rows = sleepy_xrealloc(s->rows, s->rows_capacity * s->row_size);
+	}
+	for (i = 0; i < s->group.capacity; i++) {
+		const void *row = sleepy_table_slot(&s->group, i);
+
+		if (row)
+			memcpy(row_at(s, s->nrows++), row, s->row_size);
+	}
+	sleepy_table_free(&s->group);
+	if (!first)
+		return;
+	if (s->ngroups == s->groups_capacity) {
+		s->groups_capacity = 2 * s->groups_capacity ?: 64;
+		s->groups = sleepy_xrealloc(s->groups, s->groups_capacity *
+						       sizeof(*s->groups));
+	}
+	s->groups[s->ngroups++] = (struct group) { *first, s->nrows };
+}
+
+/* A selected application and the first cell of its rows. */
+struct grouped_app {
+	struct cell first;
+	struct sleepy_app *app;
+};
+
+static bool same_group(const struct grouped_app *a,
+		       const struct grouped_app *b)
+{
+	return a->first.text == b->first.text &&
+	       a->first.number == b->first.number;
+}
+
+/*
+ * Any order that keeps a group together (by its cell's pointer and
+ * number), then by appid.
+ */
+static int cmp_grouped_apps(const void *a, const void *b)
+{
+	const struct grouped_app *x = a, *y = b;
+
+	if (x->first.text != y->first.text)
+		return (uintptr_t)x->first.text < (uintptr_t)y->first.text ? -1 : 1;
+	if (x->first.number != y->first.number)
+		return x->first.number < y->first.number ? -1 : 1;
+	return sleepy_cmp_u64(x->app->appid, y->app->appid);
+}
+
+/*
+ * The rows of every selected application's IP counts, keyed by
+ * @opts->sort, in s->rows.  When the first key is app or pid, a row's
+ * first cell is its application's, and applications whose first cells
+ * differ share no row: their rows are built a group at a time, in a
+ * table of the group's size.  One table of every row outgrew the caches
+ * and took most of a large report's time.  The rows are sorted once
+ * built, so neither the groups nor the counts need an order of their own.
+ */
+static void add_rows(struct sort *s)
+{
+	enum sleepy_sort_key first = s->opts->sort[0];
+	bool grouped = first == SLEEPY_SORT_APP || first == SLEEPY_SORT_PID;
+	struct sleepy_table *apps = &s->profile->apps;
+	struct row_batch batch = { .n = 0 };
+	struct grouped_app *selected;
+	size_t napps = 0, a;
+
+	selected = sleepy_xcalloc(apps->used ?: 1, sizeof(*selected));
+	for (a = 0; a < apps->capacity; a++) {
+		struct sleepy_app *app = sleepy_table_slot(apps, a);
+
+		if (!app || !sleepy_report_app_selected(s->opts, app))
+			continue;
+		selected[napps].app = app;
+		if (grouped)
+			selected[napps].first = app_cell(s, first, app);
+		napps++;
+	}
+	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
+	for (a = 0; a < napps; a++) {
+		add_app_rows(s, selected[a].app, &batch);
+		if (a + 1 == napps || !same_group(&selected[a], &selected[a + 1]))
+			end_group(s, &batch, grouped ? &selected[a].first : NULL);
+	}
+	free(selected);
+}
+
+/* --sort cpu: every CPU's samples in the recording and its counters. */
+static void cpu_report(struct sleepy_output *out, struct sleepy_profile *profile,
+		       uint64_t total)
+{
+	static const struct sleepy_column columns[] = {
+		{ "samples", "SAMPLES", 10, true },
+		{ "percent", "%", 7, true },
+		{ "cpu", "CPU", 5, true },
+		{ "counted", "COUNTED", 10, true },
+		{ "idle", "IDLE", 10, true },
+		{ "missed", "MISSED", 10, true },
+		{ "dropped", "DROPPED", 10, true },
+	};
+	char cells[7][CELL];
+	const char *ptrs[7];
+	uint32_t cpu;
+	int i;
+
+	sleepy_output_table(out, "sorted", "By cpu", columns, 7);
+	for (cpu = 0; cpu < profile->ncpus; cpu++) {
+		const struct sleepy_cpu_count *c = &profile->cpus[cpu];
+
+		snprintf(cells[0], CELL, "%" PRIu64, c->samples);
+		snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
+			 "%.2f%%" : "%.4f", 100.0 * c->samples / total);
+		snprintf(cells[2], CELL, "%" PRIu32, cpu);
+		snprintf(cells[3], CELL, "%" PRIu64, c->counted);
+		snprintf(cells[4], CELL, "%" PRIu64, c->idle);
+		snprintf(cells[5], CELL, "%" PRIu64, c->missed);
+		snprintf(cells[6], CELL, "%" PRIu64, c->dropped);
+		for (i = 0; i < 7; i++)
+			ptrs[i] = cells[i];
+		sleepy_output_cells(out, ptrs);
+	}
+}
+
+static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
+		      struct sleepy_profile *profile)
+{
+	memset(s, 0, sizeof(*s));
+	s->opts = opts;
+	s->profile = profile;
+	s->ncells = opts->nsort;
+	s->row_size = sizeof(struct sorted_row) + s->ncells * sizeof(struct cell);
+	sleepy_table_init(&s->group, s->row_size);
+	sleepy_table_init(&s->copies, sizeof(char *));
+	sleepy_table_init(&s->names, sizeof(struct named));
+}
+
+static void sort_free(struct sort *s)
+{
+	sleepy_intern_free(&s->copies);
+	sleepy_table_free(&s->names);
+	free(s->rows);
+	free(s->groups);
+}
+
+/* A distinct text of one key's cells without a number, and its rank. */
+struct ranked_text {
+	const char *text;
+	uint64_t rank;
+};
+
+static int cmp_ranked_texts(const void *a, const void *b, void *end)
+{
+	return cmp_text(((const struct ranked_text *)a)->text,
+			((const struct ranked_text *)b)->text, *(char *)end);
+}
+
+/*
+ * A numbered cell as an order: sorted as orders are (most samples
+ * first), the lowest @samples is the cell that comes first.  Its text
+ * first (the texts of a key's numbered cells differ before their
+ * numbers: "" alone, or the marks, "[.] " before "[k] "), then its
+ * digits left-aligned, then how many.
+ */
+static struct sleepy_order numbered_order(const struct cell *c,
+					  enum number_format format,
+					  const struct sorted_row *row)
+{
+	uint64_t text = c->text == kernel_mark ? 2 : c->text == user_mark;
+	unsigned int digits;
+	uint64_t aligned = aligned_number(c->number, format, &digits);
+
+	return (struct sleepy_order) {
+		.samples = ~(text << 8 | aligned >> 56),
+		.ranks = aligned << 8 | digits,
+		.item = row,
+	};
+}
+
+/*
+ * cmp_cells() of the text cell @text and the numbered cell @c of @key:
+ * most texts differ from @c's text and "0x" before its digits, and
+ * need no digits written.
+ */
+static int cmp_text_number(enum sleepy_sort_key key, const char *text,
+			   const struct cell *c, char end)
+{
+	const char *prefix = c->text;
+	const char *t = text;
+	struct cell named = { text, 0 };
+
+	for (; *prefix && *t == *prefix; t++, prefix++)
+		;
+	if (*prefix)
+		return (unsigned char)(*t ?: end) - (unsigned char)*prefix;
+	if (number_format(key, c) == HEX && t[0] != '0')
+		return (unsigned char)(t[0] ?: end) - '0';
+	if (number_format(key, c) == HEX && t[1] != 'x')
+		return (unsigned char)(t[1] ?: end) - 'x';
+	return cmp_cells(key, &named, c, end);
+}
+
+/*
+ * Ranks key @k's cells of every row into @rank (one per row): equal
+ * ranks for cells that order as equals.  Returns how many ranks.  Text
+ * cells are few (names), ranked by sorting the distinct ones; numbered
+ * cells are about one per row (an unnamed IP's), sorted as numbers by a
+ * radix sort; the two orders are then merged.  Hashing and sorting every
+ * distinct cell as text took a fifth of a large report's time.
+ */
+static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
+{
+	enum sleepy_sort_key key = s->opts->sort[k];
+	char end = k + 1 < s->ncells ? SEPARATOR : '\0';
+	struct sleepy_table texts;
+	struct ranked_text *sorted, *slot;
+	struct sleepy_order *numbered;
+	struct cell previous = { NULL, 0 };
+	const struct cell *c;
+	size_t ntexts = 0, nnumbered = 0, i = 0, j = 0, row;
+	uint64_t r = 0;
+
+	sleepy_table_init(&texts, sizeof(struct ranked_text));
+	numbered = sleepy_xcalloc(s->nrows ?: 1, sizeof(*numbered));
+	for (row = 0; row < s->nrows; row++) {
+		c = &row_at(s, row)->cells[k];
+		if (number_format(key, c) == NO_NUMBER)
+			((struct ranked_text *)sleepy_table_get(&texts,
+				(uintptr_t)c->text, NULL, NULL))->text = c->text;
+		else
+			numbered[nnumbered++] = numbered_order(c,
+				number_format(key, c), row_at(s, row));
+	}
+	sorted = sleepy_xcalloc(texts.used ?: 1, sizeof(*sorted));
+	for (row = 0; row < texts.capacity; row++)
+		if ((slot = sleepy_table_slot(&texts, row)))
+			sorted[ntexts++] = *slot;
+	qsort_r(sorted, ntexts, sizeof(*sorted), cmp_ranked_texts, &end);
+	sleepy_sort_orders(numbered, nnumbered, NULL, NULL);
+
+	while (i < ntexts || j < nnumbered) {
+		const struct sorted_row *numbered_row = NULL;
+		bool text_first;
+		struct cell cell;
+
+		if (j + ROW_AHEAD < nnumbered)
+			__builtin_prefetch(numbered[j + ROW_AHEAD].item);
+		if (j < nnumbered)
+			numbered_row = numbered[j].item;
+		text_first = !numbered_row ||
+			     (i < ntexts &&
+			      cmp_text_number(key, sorted[i].text,
+					      &numbered_row->cells[k], end) <= 0);
+		cell = text_first ? (struct cell) { sorted[i].text, 0 } :
+				    numbered_row->cells[k];
+		if (previous.text && cmp_cells(key, &previous, &cell, end))
+			r++;
+		previous = cell;
+		if (text_first)
+			((struct ranked_text *)sleepy_table_find(&texts,
+				(uintptr_t)sorted[i++].text, NULL, NULL))->rank = r;
+		else
+			rank[((const unsigned char *)numbered_row - s->rows) /
+			     s->row_size] = r;
+		j += !text_first;
+	}
+	for (row = 0; row < s->nrows; row++) {
+		c = &row_at(s, row)->cells[k];
+		if (number_format(key, c) == NO_NUMBER)
+			rank[row] = ((struct ranked_text *)sleepy_table_find(&texts,
+				(uintptr_t)c->text, NULL, NULL))->rank;
+	}
+	free(numbered);
+	free(sorted);
+	sleepy_table_free(&texts);
+	return r + 1;
+}
+
+/* The key and the byte after it that cmp_groups() orders groups by. */
+struct rank_context {
+	enum sleepy_sort_key key;
+	char end;
+};
+
+static int cmp_groups(const void *a, const void *b, void *arg)
+{
+	const struct rank_context *c = arg;
+
+	return cmp_cells(c->key, &(*(struct group *const *)a)->first,
+			 &(*(struct group *const *)b)->first, c->end);
+}
+
+/*
+ * rank_cells() of the first key when the rows are in groups (add_rows()):
+ * the groups' cells are ranked, a few thousand rather than every row's.
+ */
+static uint64_t rank_groups(struct sort *s, uint64_t *rank)
+{
+	struct rank_context context = {
+		s->opts->sort[0], s->ncells > 1 ? SEPARATOR : '\0',
+	};
+	struct group **sorted = sleepy_xcalloc(s->ngroups ?: 1, sizeof(*sorted));
+	uint64_t r = 0;
+	size_t i, row;
+
+	for (i = 0; i < s->ngroups; i++)
+		sorted[i] = &s->groups[i];
+	qsort_r(sorted, s->ngroups, sizeof(*sorted), cmp_groups, &context);
+	for (i = 0; i < s->ngroups; i++) {
+		const struct group *g = sorted[i];
+
+		if (i && cmp_groups(&sorted[i - 1], &sorted[i], &context))
+			r++;
+		for (row = g == s->groups ? 0 : g[-1].end; row < g->end; row++)
+			rank[row] = r;
+	}
+	free(sorted);
+	return r + 1;
+}
+
+/*
+ * s->rows in the report's order, in an array the caller frees.  Each
+ * key's cells are ranked once, and the rows ordered by their samples and
+ * ranks, as many keys' as fit in 64 bits: comparing the cells' texts row
+ * by row took most of a large report's time.
+ */
+static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
+{
+	uint64_t *rank[SLEEPY_SORT_KEYS], radix[SLEEPY_SORT_KEYS], span = 1;
+	struct sleepy_order *orders;
+	unsigned int nranked, k;
+	size_t i;
+
+	for (nranked = 0; nranked < s->ncells; nranked++) {
+		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint64_t));
+		radix[nranked] = nranked == 0 && s->groups ?
+				 rank_groups(s, rank[0]) :
+				 rank_cells(s, nranked, rank[nranked]);
+		if (__builtin_mul_overflow(span, radix[nranked], &span)) {
+			free(rank[nranked]);
+			break;
+		}
+	}
+	orders = sleepy_xcalloc(s->nrows ?: 1, sizeof(*orders));
+	for (i = 0; i < s->nrows; i++) {
+		uint64_t ranks = 0;
+
+		for (k = 0; k < nranked; k++)
+			ranks = ranks * radix[k] + rank[k][i];
+		orders[i] = (struct sleepy_order) {
+			row_at(s, i)->samples, ranks, row_at(s, i),
+		};
+	}
+	for (k = 0; k < nranked; k++)
+		free(rank[k]);
+	*n = s->nrows;
+	/* Past the keys ranked, the cells themselves. */
+	sleepy_sort_orders(orders, *n, nranked < s->ncells ? cmp_rows : NULL, s);
+	return orders;
+}
+
+void sleepy_sort_report(struct sleepy_output *out,
+			const struct sleepy_report_options *opts,
+			struct sleepy_profile *profile, uint64_t total)
+{
+	struct sleepy_column columns[2 + SLEEPY_SORT_KEYS] = {
+		{ "samples", "SAMPLES", 10, true },
+		{ "percent", "%", 7, true },
+	};
+	char cells[2 + SLEEPY_SORT_KEYS][CELL], title[128] = "By";
+	const char *ptrs[2 + SLEEPY_SORT_KEYS];
+	const struct sorted_row *row;
+	struct sleepy_order *rows;
+	uint64_t previous_samples = 0;
+	struct sort s;
+	size_t n, i;
+	unsigned int k;
+
+	if (opts->sort[0] == SLEEPY_SORT_CPU) {
+		cpu_report(out, profile, total);
+		return;
+	}
+	for (k = 0; k < opts->nsort; k++) {
+		columns[2 + k] = keys[opts->sort[k]].column;
+		snprintf(title + strlen(title), sizeof(title) - strlen(title),
+			 "%s %s", k ? "," : "", keys[opts->sort[k]].name);
+	}
+	sort_init(&s, opts, profile);
+	add_rows(&s);
+	rows = sorted_rows(&s, &n);
+	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
+	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
+		if (i + ROW_AHEAD < n)
+			__builtin_prefetch(rows[i + ROW_AHEAD].item);
+		row = rows[i].item;
+		/* Rows come by samples: most repeat the one before's. */
+		if (!i || row->samples != previous_samples) {
+			sleepy_format_decimal(cells[0], row->samples);
+			snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
+				 "%.2f%%" : "%.4f", 100.0 * row->samples / total);
+			previous_samples = row->samples;
+		}
+		ptrs[0] = cells[0];
+		ptrs[1] = cells[1];
+		for (k = 0; k < opts->nsort; k++)
+			ptrs[2 + k] = cell_text(opts->sort[k], &row->cells[k],
+						cells[2 + k]);
+		sleepy_output_cells(out, ptrs);
+	}
+	free(rows);
+	sort_free(&s);
+}
