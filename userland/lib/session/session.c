@@ -839,14 +839,26 @@ static int wait_for_exit(pid_t pid, const char *output,
 			 unsigned int stall_seconds)
 {
 	int pidfd = syscall(SYS_pidfd_open, pid, 0);
-	uint64_t start = monotonic_ns(), active = start, now;
-	struct activity last = activity_of(pid), current;
+	uint64_t start, active, now;
+	struct activity last, current;
 	struct pollfd pfd;
 	bool noted = false;
 	int status, ret;
 
-	if (pidfd < 0)
-		return errno == ESRCH ? 0 : -1;
+	/*
+	 * Before anything else touches errno (reading /proc of a drainer
+	 * that is gone fails with ENOENT).  ESRCH: reaped already, as on one
+	 * CPU, where the drainer woken by SIGUSR1 often finishes first.
+	 * EINVAL: its pid is still known, but no process has it any more.
+	 */
+	if (pidfd < 0 && (errno == ESRCH || errno == EINVAL))
+		return 0;
+	if (pidfd < 0) {
+		perror("sleepy-stop: watching the drainer");
+		return -1;
+	}
+	start = active = monotonic_ns();
+	last = activity_of(pid);
 	pfd = (struct pollfd) { .fd = pidfd, .events = POLLIN };
 	for (;;) {
 		ret = poll(&pfd, 1, DRAINER_CHECK_MS);
