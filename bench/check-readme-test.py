@@ -88,6 +88,11 @@ BROKEN = {
     "a list item that is not a result's line":
         (GOOD.replace("- a target: met (3.09 vs 4.58 µs)", "- a target: met (3.09 vs 4.50 µs)"),
          None, "no tie to a result"),
+    "a figure tied to a cell of words, not a figure":
+        (GOOD, {"summary.md": SUMMARY.replace("|      3.09 |   78357 |", "| failed in 3 runs | 78357 |")
+                .replace("met (3.09 vs", "met (3 vs")
+                .replace("|---------------|-----------|", "|---------------|-----------------|")},
+         "the result is no figure"),
     "a result without a stamp":
         (GOOD, {"overhead.json": '{"x": 1}\n'}, "overhead.json: no stamp"),
     "a results page without a stamp":

@@ -197,9 +197,17 @@ def check_prose(text, tables, result_lines):
             value, why = cell(tables, tie)
             if why:
                 problems.append(f"{where}: {why}")
+            elif not is_figure(value):
+                problems.append(f"{where}: the result is no figure: '{value}'")
             elif plain(number) not in [plain(n) for n in NUMBER.findall(value)]:
                 problems.append(f"{where}: the result is '{value}'")
     return checked, problems
+
+
+def is_figure(value):
+    """Whether a cell is a figure (a number, perhaps with its spread), not
+    words that hold one ("failed in 1 runs", "lost 3 records: no figure")."""
+    return NUMBER.match(value.strip()) is not None
 
 
 def filled_number(written, value):
@@ -241,7 +249,7 @@ def fill(text, tables, lists):
     def tied(m):
         number, unit, tie = m.groups()
         value, why = cell(tables, tie) if tie else (None, "untied")
-        if why:
+        if why or not is_figure(value):
             return m.group(0)
         return filled_number(number, value) + m.group(0)[len(number):]
 
