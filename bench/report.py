@@ -93,6 +93,33 @@ def overlap(a, b):
     return min(a) <= max(b) and min(b) <= max(a)
 
 
+def recount_one_cpu(runs):
+    """On one vCPU every sample is on the workload's CPU, so a sleepy run
+    whose sample count (sleepy-stop's summary line) is missing takes its
+    recording's own (sleepy-parse --sort cpu).  Returns how many runs took
+    it, and of those that have both counts, how many and how many agree."""
+    taken = compared = agree = 0
+    for r in runs:
+        if not r["config"].startswith("sleepy"):
+            continue
+        if not r["samples"] and r["cpu_samples"]:
+            r["samples"] = r["cpu_samples"]
+            taken += 1
+        elif r["samples"]:
+            compared += 1
+            agree += r["samples"] == r["cpu_samples"]
+    return taken, compared, agree
+
+
+def uncounted_note(table):
+    """The runs left out of the cost per sample for want of a count: a line
+    for the page, or none."""
+    left = [f"{r['workload']} {r['config']} ({r['uncounted']} of {r['repetitions']})"
+            for r in table if r.get("uncounted")]
+    return ["\nLeft out of the cost per sample, having no sample count (the tool's "
+            "summary line was missing): " + ", ".join(left) + ".\n"] if left else []
+
+
 def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
     """Medians over the repetitions.  Overhead and cost per sample are
     paired: each run against the no-profiler run of its own repetition
@@ -116,9 +143,11 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                         for r in rs]
             samples = statistics.median(r["samples"] for r in rs)
             # No cost from a run that dropped records: fewer samples would
-            # divide the extra time by less.
-            costs_ns = ([x / r["samples"] for x, r in zip(extra, rs)]
-                        if all(r["samples"] and not r["dropped"] for r in rs) else None)
+            # divide the extra time by less.  A run without a sample count
+            # (none's, or one whose count was lost) gives none either.
+            counted = [(x, r) for x, r in zip(extra, rs) if r["samples"]]
+            costs_ns = ([x / r["samples"] for x, r in counted]
+                        if counted and not any(r["dropped"] for r in rs) else None)
             cost_ns = statistics.median(costs_ns) if costs_ns else None
             row = dict(
                 workload=w, config=c, repetitions=len(rs),
@@ -131,8 +160,9 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
                 cost_per_sample_us_runs=[c / 1e3 for c in costs_ns] if costs_ns else None,
                 instructions_per_sample=cost_ns / ns_per_instruction
                 if cost_ns is not None and ns_per_instruction else None,
-                bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for r in rs)
-                if all(r["samples"] and r["bytes"] for r in rs) else None,
+                bytes_per_sample=statistics.median(r["bytes"] / r["samples"] for _, r in counted)
+                if counted and all(r["bytes"] for _, r in counted) else None,
+                uncounted=len(rs) - len(counted) if c != "none" else 0,
                 # The workload's CPU only (the extra time is not divided
                 # by them: it is spent on every CPU).
                 cpu_samples=statistics.median(r["cpu_samples"] for r in rs),
@@ -623,6 +653,7 @@ def main():
                                 f"{max(r['overhead_pct'] for r in rs):+.2f}",
                                 f"{statistics.median(cps):.2f}" if cps else "-",
                                 sum(r["dropped"] for r in rs)])
+        md += uncounted_note(table)
         md.append("\n### Overhead % (cost per sample µs) by workload\n")
         md.append(PIVOT_LEGEND + "\n")
         md.append(overhead_pivot("overhead-pivot", table))
@@ -635,7 +666,9 @@ def main():
 
     one_path = os.path.join(args.raw, "one-vcpu", "raw.tsv")
     if os.path.exists(one_path):
-        one = overhead_table(read_raw(one_path)["overhead"], ns_per_instruction)
+        one_runs = read_raw(one_path)["overhead"]
+        taken, compared, agree = recount_one_cpu(one_runs)
+        one = overhead_table(one_runs, ns_per_instruction)
         if one:
             md.append("\n### One vCPU: the workload and the profiler share it (median of %d "
                       "repetitions)\n" % one[0]["repetitions"])
@@ -646,6 +679,13 @@ def main():
                       "perf's 56 (IP, TID, TIME, ID, CPU, PERIOD, as `perf report -D` shows "
                       "for `perf record -a -e cpu-clock -F N`).  " + PIVOT_LEGEND + "\n")
             md.append(overhead_pivot("one-vcpu-pivot", one))
+            if taken:
+                md.append(f"\nThe sample count of {taken} sleepy runs here is their "
+                          "recording's (sleepy-parse), every sample of one vCPU being on "
+                          "the workload's: sleepy-stop's summary line, the usual count, was "
+                          f"missing.  Of the {compared} runs that have both, {agree} have "
+                          "the same two counts.\n")
+            md += uncounted_note(one)
             task = [r for r in one if "total_s" in r]
             if task:
                 md.append(f"\nPer task (`sleepy-record -F {HIGH_HZ} -- CMD`, `perf record -e "
@@ -753,6 +793,7 @@ def main():
             [[r["workload"], r["config"], f"{r['elapsed_s']:.4f}",
               spread(r["overhead_pct_runs"], "+.2f"), f"{r['samples']:.0f}", cost_cell(r),
               r["dropped"]] for r in busy_table]))
+        md += uncounted_note(busy_table)
         md.append("\nOverhead % (cost per sample µs), both vCPUs busy.  " + PIVOT_LEGEND + "\n")
         md.append(overhead_pivot("busy-pivot", busy_table))
         write_result(args.results, "overhead-busy.json", stamp,
@@ -780,6 +821,7 @@ def main():
               f"{r['cpu_samples']:.0f}", cost_cell(r),
               f"{r['bytes_per_sample']:.1f}" if r["bytes_per_sample"] is not None else "-",
               r["dropped"]] for r in cg_table]))
+        md += uncounted_note(cg_table)
         write_result(args.results, "callgraph.json", stamp,
                      dict(guest=guest, table=cg_table, runs=raw["callgraph"]))
 

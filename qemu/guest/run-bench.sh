@@ -132,7 +132,8 @@ run_one() {
 		sleepy-start $frequency $stacks -o /tmp/r.data > /dev/null || say "sleepy-start failed"
 		sleep 1
 		elapsed $cmd > /dev/null 2> /tmp/t
-		sleepy_counts "$(sleepy-stop)"
+		summary=$(sleepy-stop) || say "$config $w rep $rep: sleepy-stop failed (exit $?)"
+		sleepy_counts "$summary"
 		bytes=$(wc -c < /tmp/r.data)
 		on_cpu=$(sleepy-parse --sort cpu --format csv /tmp/r.data 2> /dev/null |
 			 awk -F, -v cpu=$workload_cpu '$1 == "sorted" && $4 == cpu { print $2 }')
