@@ -1,10 +1,11 @@
 #!/bin/bash
 # make test's own rules, each broken on purpose (TAP): a group whose exit
 # status never came back, a plan of nothing, a short group, a skip nobody
-# expects, a console with a kernel report, without the kernel's banner or
-# that grep cannot scan, a command that runs past the deadline and a
-# guest whose console falls silent all fail; a clean group, an expected
-# skip and a clean console do not.
+# expects, a console with a kernel report (a kernel notice beside one
+# too), without the kernel's banner or that grep cannot scan, a command
+# that runs past the deadline and a guest whose console falls silent all
+# fail; a clean group, an expected skip and a console clean but for a
+# kernel notice do not.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -28,7 +29,7 @@ counts() {
 is() {	# is "PASS FAIL SKIPPED" CODE
 	[ "$(counts "$2" | tail -n 1)" = "$1" ]
 }
-echo "1..14"
+echo "1..16"
 
 printf '1..2\nok 1 - a\nok 2 - b\n' > "$tmp/good.tap"
 check "a complete group with exit status 0 passes" is "2 0 0" 'tap_group g "$tmp/good.tap" 0'
@@ -51,6 +52,12 @@ printf 'Linux version 6.12\nWARNING: CPU: 1 PID: 7 at kernel/sleepy/buffer.c:10\
 printf 'sleepy: ok\n' > "$tmp/nobanner.log"
 check "a clean console passes" is "1 0 0" 'scan_kernel_reports "$tmp/clean.log" c'
 check "a console with a WARNING fails" is "0 1 0" 'scan_kernel_reports "$tmp/warn.log" c'
+mand='[  404.201783] WARNING: The mand mount option has been deprecated and'
+printf 'Linux version 6.12\n%s\r\n' "$mand" > "$tmp/notice.log"
+cat "$tmp/notice.log" "$tmp/warn.log" > "$tmp/notice-warn.log"
+check "a console whose only hit is a kernel notice (the mand option) passes" is "1 0 0" \
+	'scan_kernel_reports "$tmp/notice.log" c'
+check "the notice beside a WARNING fails" is "0 1 0" 'scan_kernel_reports "$tmp/notice-warn.log" c'
 check "a console without the kernel's banner fails" is "0 1 0" 'scan_kernel_reports "$tmp/nobanner.log" c'
 check "a scan that cannot run (no pattern file) fails" is "0 1 0" \
 	'top=$tmp/nowhere; scan_kernel_reports "$tmp/clean.log" c'
