@@ -42,10 +42,11 @@ copy_libraries() {	# copy_libraries PROGRAM
 	done
 }
 # trinity (scripts/deps.sh installs it) for the debug kernel's stress run;
-# without it the guest reports it missing.
+# without it the guest reports it missing.  coreutils' nice: Debian's
+# busybox has none (test-tools.sh's one-CPU stop).
 trinity=
 [ -x /usr/bin/trinity ] && trinity=/usr/bin/trinity
-for host_program in $trinity ${GUEST_HOST_PROGRAMS:-}; do
+for host_program in $trinity /usr/bin/nice ${GUEST_HOST_PROGRAMS:-}; do
 	mkdir -p "$root$(dirname "$host_program")"
 	cp -L "$host_program" "$root$host_program"
 	copy_libraries "$host_program"

@@ -2,7 +2,7 @@
 # The tools' command lines, errors and exit codes.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 51
+plan 52
 
 for t in sleepy-start sleepy-stop sleepy-record sleepy-parse; do
 	check "$t --help prints USAGE and EXAMPLES" \
@@ -217,9 +217,17 @@ check "[vdso]: $in_vdso of $all samples of a clock_gettime() loop named in [vdso
 # the kernel's session; sleepy-stop says so in one line and exits 1, the
 # recording parses up to the last sub-buffer written (exit 1, a report,
 # complete: false), and a new session starts.
+# The loop runs until the drainer has written a sub-buffer of samples
+# (the file grew past what the start wrote): how many samples fill one
+# depends on the machine's speed.
 sleepy-start -F 10000 -o /tmp/k9.data > /tmp/k9-start.out
 drainer=$(sed -n 's/.*drainer pid \([0-9]*\).*/\1/p' /tmp/k9-start.out)
-/sleepy/bench/loop 100000000 > /dev/null
+started_size=$(wc -c < /tmp/k9.data)
+for loops in $(seq 30); do
+	/sleepy/bench/loop 100000000 > /dev/null
+	[ "$(wc -c < /tmp/k9.data)" -gt "$started_size" ] && break
+done
+echo "# kill -9: $loops loops until the drainer wrote ($started_size bytes at the start, $(wc -c < /tmp/k9.data) now)"
 kill -9 "${drainer:-none}"
 sleep 0.2
 out=$(sleepy-stop 2>&1); status=$?
@@ -228,6 +236,31 @@ check "kill -9 of the drainer (pid ${drainer:-?}): sleepy-stop exits $status, on
 sleepy-parse --format json /tmp/k9.data > /tmp/k9.json 2> /tmp/k9.err; status=$?
 check "its recording parses up to the cut: exit $status, $(json_num /tmp/k9.json samples) samples, complete false ($(head -n 1 /tmp/k9.err))" \
 	eval '[ "$status" = 1 ] && [ "$(json_num /tmp/k9.json samples)" -gt 0 ] && grep -q "\"complete\": false" /tmp/k9.json'
+# One CPU: the stop's SIGUSR1 wakes the drainer, which finishes the
+# recording and exits; once it has been reaped before sleepy-stop watches
+# it (pidfd_open fails with ESRCH), sleepy-stop exited 1 without a word or
+# a summary and kept the session's state.  With CPU 1 offline and the stop
+# at nice 19 the drainer often runs first; every stop must exit 0 and sum
+# up its recording.
+cycles=100 failed=0 first_failure=
+if echo 0 > /sys/devices/system/cpu/cpu1/online; then
+	online=$(cat /sys/devices/system/cpu/online)
+	for i in $(seq $cycles); do
+		sleepy-start -o /tmp/one-cpu.data > /dev/null
+		/sleepy/bench/loop 2000000 > /dev/null
+		out=$(/usr/bin/nice -n 19 sleepy-stop 2>&1); status=$?
+		if [ "$status" != 0 ] || ! echo "$out" | grep -q '^sleepy: [0-9]* samples'; then
+			failed=$((failed + 1))
+			[ -n "$first_failure" ] || first_failure="cycle $i: exit $status: $(echo $out)"
+			sleepy-stop > /dev/null 2>&1	# what it left: the next start needs none
+		fi
+	done
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+else
+	online="CPU 1 would not go offline" failed=$cycles
+fi
+check "one CPU online ($online): $((cycles - failed)) of $cycles stops at nice 19 exit 0 with a summary${first_failure:+; $first_failure}" \
+	[ "$online" = 0 -a "$failed" = 0 -a "$(cat /sys/devices/system/cpu/online)" = 0-1 ]
 # A drainer that does nothing (stopped here; a hung network file system in
 # real life): sleepy-stop -t gives up on it after that many seconds in one
 # line and keeps the session's state; once the drainer runs again, a second
