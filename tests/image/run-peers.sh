@@ -110,16 +110,29 @@ wait_for_file() {
 	done
 	say "no $1 after 1200 s"; return 1
 }
+# tool_state PID: where each thread of PID is (state, the kernel function
+# it sleeps in, its system call and kernel stack's top) and the end of
+# the tool's stderr, in one line.
+tool_state() {
+	local task
+	for task in /proc/$1/task/*; do
+		echo "thread ${task##*/}: $(cut -d' ' -f3 $task/stat) $(cat $task/wchan) syscall $(cut -d' ' -f1 $task/syscall)" \
+			"stack $(head -n 3 $task/stack | sed 's/^\[<[0-9a-f]*>\] //' | tr '\n' ' ');"
+	done 2> /dev/null | tr '\n' ' '
+	echo "stderr: $(tail -c 300 /tmp/tool.err 2> /dev/null | tr '\n' ' ')"
+}
 # stop PID: SIGINT, then wait; sets stop_ns.
 # A tool that exits before it is stopped measured nothing, and one still
-# running 600 s after the signal is killed: tool_failed says why, and the
-# run is written as failed (no elapsed time).
+# running 600 s after the signal is killed, after saying where it was:
+# tool_failed says why, and the run is written as failed (no elapsed
+# time).  (bpftrace 0.17 did not stop three times in a make bench.)
 stop() {
 	local t0 watchdog status
 	kill -0 "$1" 2> /dev/null || tool_failed="it exited before its stop"
 	t0=$(now_ns)
 	kill -INT "$1" 2> /dev/null
-	( sleep 600 && kill -KILL "$1" ) 2> /dev/null &
+	( sleep 600 && say "$config: still running 600 s after its SIGINT: $(tool_state "$1")" &&
+		kill -KILL "$1" ) 2> /dev/null &
 	watchdog=$!
 	wait "$1"
 	status=$?
