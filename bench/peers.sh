@@ -12,6 +12,7 @@
 #                    [BENCH_CONFIGS=a,b] [BENCH_PARTS=sample,sched,irq,idle,task]
 #                    [BENCH_IDLE_CONFIGS=none,sleepy,perf]
 #                    [BENCH_TASK_CONFIGS=none,sleepy-pid,perf-pid,perf-pid-tuned]
+#                    [BENCH_SCHED_CONFIGS=a,b] [BENCH_IRQ_CONFIGS=a,b]
 #                    [BENCH_BCC=0] [BENCH_BCC_REPS=N]   (0: without BCC's Python tools)
 #   bash bench/peers.sh --report     # the table again from the last run
 #
@@ -48,6 +49,8 @@ extra="sleepy.reps=${BENCH_REPS:-5} sleepy.rate=${BENCH_RATE:-9973}"
 [ -n "${BENCH_PARTS:-}" ] && extra="$extra sleepy.parts=$BENCH_PARTS"
 [ -n "${BENCH_IDLE_CONFIGS:-}" ] && extra="$extra sleepy.idle_configs=$BENCH_IDLE_CONFIGS"
 [ -n "${BENCH_TASK_CONFIGS:-}" ] && extra="$extra sleepy.task_configs=$BENCH_TASK_CONFIGS"
+[ -n "${BENCH_SCHED_CONFIGS:-}" ] && extra="$extra sleepy.sched_configs=$BENCH_SCHED_CONFIGS"
+[ -n "${BENCH_IRQ_CONFIGS:-}" ] && extra="$extra sleepy.irq_configs=$BENCH_IRQ_CONFIGS"
 [ -n "${BENCH_BCC:-}" ] && extra="$extra sleepy.bcc=$BENCH_BCC"
 [ -n "${BENCH_BCC_REPS:-}" ] && extra="$extra sleepy.bcc_reps=$BENCH_BCC_REPS"
 # BENCH_BOOTS boots, each running every repetition: a figure that moves

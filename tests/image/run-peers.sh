@@ -50,6 +50,7 @@ ln -sfn /mnt/out/bench-peers/sleepy /sleepy
 mount -t tmpfs -o size=1G tmpfs /tmp
 cd /tmp
 reps=5 rate=9973 parts="sample sched irq idle task" bcc_reps= bcc=1
+chosen_sched_configs= chosen_irq_configs=
 # bpftrace never attached on an idle machine under -icount (1200 s, with
 # no sleepy session in that boot; with one, the kernel oopsed meanwhile).
 idle_configs="none sleepy perf"
@@ -67,6 +68,8 @@ for arg in $(cat /proc/cmdline); do
 	sleepy.bcc=*) bcc=${arg#*=} ;;
 	sleepy.idle_configs=*) idle_configs=$(echo "${arg#*=}" | tr , ' ') ;;
 	sleepy.task_configs=*) task_configs=$(echo "${arg#*=}" | tr , ' ') ;;
+	sleepy.sched_configs=*) chosen_sched_configs=$(echo "${arg#*=}" | tr , ' ') ;;
+	sleepy.irq_configs=*) chosen_irq_configs=$(echo "${arg#*=}" | tr , ' ') ;;
 	esac
 done
 bcc_reps=${bcc_reps:-$reps}
@@ -561,6 +564,21 @@ fi
 # perf's --off-cpu needs a perf built with BPF skeletons.
 perf record --off-cpu -o /tmp/p.data -- true > /dev/null 2>&1 && sched_configs="$sched_configs perf-offcpu" ||
 	say "perf record --off-cpu: not in this perf ($(perf record --off-cpu -o /tmp/p.data -- true 2>&1 | head -n1))"
+# sleepy.sched_configs= and sleepy.irq_configs= choose among them.
+# chosen CHOSEN ALL: CHOSEN if each is one of ALL, else ALL (and says so).
+chosen() {
+	local c
+	for c in $1; do
+		case " $(echo $2) " in
+		*" $c "*) ;;
+		*) say "no configuration $c here (these are: $(echo $2)); all of them run" >&2
+		   echo "$2"; return ;;
+		esac
+	done
+	echo "${1:-$2}"
+}
+sched_configs=$(chosen "$chosen_sched_configs" "$sched_configs")
+irq_configs=$(chosen "$chosen_irq_configs" "$irq_configs")
 for p in $parts; do
 	case $p in
 	sample)

@@ -93,7 +93,7 @@ struct sort {
 	unsigned int ncells;
 	size_t row_size;		/* struct sorted_row and its cells */
 	unsigned char *rows;		/* every row, a group after the other */
-	size_t nrows, rows_capacity;
+	size_t nrows;
 	struct sleepy_table group;	/* the rows of the group being built */
 	/* With app or pid first: each group's first cell and its rows' end. */
 	struct group {
@@ -480,10 +480,6 @@ static void end_group(struct sort *s, struct row_batch *batch,
 	size_t i;
 
 	add_batch(s, batch);
-	if (s->nrows + s->group.used > s->rows_capacity) {
-		s->rows_capacity = 2 * (s->nrows + s->group.used);
-		s->rows = sleepy_xrealloc(s->rows, s->rows_capacity * s->row_size);
-	}
 	for (i = 0; i < s->group.capacity; i++) {
 		const void *row = sleepy_table_slot(&s->group, i);
 
@@ -545,7 +541,7 @@ static void add_rows(struct sort *s)
 	struct sleepy_table *apps = &s->profile->apps;
 	struct row_batch batch = { .n = 0 };
 	struct grouped_app *selected;
-	size_t napps = 0, a;
+	size_t napps = 0, most_rows = 0, a;
 
 	selected = sleepy_xcalloc(apps->used ?: 1, sizeof(*selected));
 	for (a = 0; a < apps->capacity; a++) {
@@ -556,8 +552,16 @@ static void add_rows(struct sort *s)
 		selected[napps].app = app;
 		if (grouped)
 			selected[napps].first = app_cell(s, first, app);
+		most_rows += app->ips.used;
 		napps++;
 	}
+	/*
+	 * Room for a row per IP count, the most there can be, at once:
+	 * grown by doubling, the rows were copied to new memory each time,
+	 * and faulting it in took a tenth of a large report.  The pages
+	 * beyond the rows there are stay untouched, outside the RSS.
+	 */
+	s->rows = sleepy_xrealloc(NULL, (most_rows ?: 1) * s->row_size);
 	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
 	for (a = 0; a < napps; a++) {
 		add_app_rows(s, selected[a].app, &batch);
