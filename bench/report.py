@@ -141,11 +141,12 @@ def overhead_table(runs, ns_per_instruction, configs=CONFIGS):
             extra = [r["elapsed_ns"] - base_of[r["rep"]] for r in rs]
             overhead = [100.0 * (r["elapsed_ns"] - base_of[r["rep"]]) / base_of[r["rep"]]
                         for r in rs]
-            samples = statistics.median(r["samples"] for r in rs)
             # No cost from a run that dropped records: fewer samples would
             # divide the extra time by less.  A run without a sample count
-            # (none's, or one whose count was lost) gives none either.
+            # (none's, or one whose count was lost) gives none either, and
+            # its 0 is no count in the median.
             counted = [(x, r) for x, r in zip(extra, rs) if r["samples"]]
+            samples = statistics.median(r["samples"] for _, r in counted) if counted else 0
             costs_ns = ([x / r["samples"] for x, r in counted]
                         if counted and not any(r["dropped"] for r in rs) else None)
             cost_ns = statistics.median(costs_ns) if costs_ns else None
