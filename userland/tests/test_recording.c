@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 124
+#define PLANNED_TESTS 129
 
 static int failures, tests;
 
@@ -2996,6 +2996,103 @@ static void test_start_index(void)
 	      lookups);
 }
 
+/* A packed table: read by index, found by key, spread again by a get. */
+static void test_table_pack(void)
+{
+	struct sleepy_table t;
+	uint64_t sum = 0, *slot;
+	size_t i, seen = 0, moved = 0;
+	bool found_all = true;
+
+	sleepy_table_init(&t, sizeof(uint64_t));
+	for (i = 1; i <= 1000; i++)
+		*(uint64_t *)sleepy_table_get(&t, i * 4096, NULL, NULL) = i;
+	sleepy_table_pack(&t);
+	for (i = 0; i < t.capacity; i++) {
+		slot = sleepy_table_slot(&t, i);
+		if (slot) {
+			seen++;
+			sum += *slot;
+		}
+	}
+	check(t.packed && t.capacity == 1000 && t.used == 1000 && seen == 1000 &&
+	      sum == 500500, "table pack: 1000 entries side by side (%zu of capacity %zu read, sum %" PRIu64 ")",
+	      seen, t.capacity, sum);
+	for (i = 1; i <= 1000; i++) {
+		slot = sleepy_table_find(&t, i * 4096, NULL, NULL);
+		found_all &= slot && *slot == i;
+	}
+	check(found_all && !sleepy_table_find(&t, 4095, NULL, NULL) &&
+	      !sleepy_table_probe(&t, 4096),
+	      "table pack: every key found in the packed table, an absent one not, no probe");
+	*(uint64_t *)sleepy_table_get(&t, 1001 * 4096, NULL, NULL) = 1001;
+	for (i = 1; i <= 1001; i++) {
+		slot = sleepy_table_find(&t, i * 4096, NULL, NULL);
+		moved += !slot || *slot != i;
+	}
+	check(!t.packed && t.used == 1001 && t.capacity == 2048 && !moved,
+	      "table pack: a get spreads it again, to capacity %zu (2048), every key kept (%zu lost)",
+	      t.capacity, moved);
+	sleepy_table_free(&t);
+}
+
+/*
+ * An application's IP counts are packed SLEEPY_PACK_AFTER records after
+ * its exit, and a sample of it coming later still counts.
+ */
+static void test_pack_exited(void)
+{
+	struct sleepy_profile p;
+	struct sleepy_app *app;
+	struct builder b = {};
+	uint64_t at_first_ip = 0;
+	size_t i;
+	bool packed_early, packed_late;
+
+	put_header(&b, 1);
+	put_app(&b, 1, "short", 1);
+	put_app(&b, 2, "long", 1);
+	for (i = 0; i < 100; i++)
+		put_sample(&b, 1, 0x401000 + (i % 10) * 4, 0, 0);
+	put_exit(&b, 1, 3000);
+	for (i = 0; i + 2 < SLEEPY_PACK_AFTER; i++)
+		put_sample(&b, 2, 0x402000, 0, 0);
+	sleepy_profile_init(&p);
+	take_all(&b, &p);
+	app = sleepy_table_find(&p.apps, 1, NULL, NULL);
+	packed_early = app && app->ips.packed;
+	free(b.data);
+	b = (struct builder){};
+	put_header(&b, 1);
+	put_sample(&b, 2, 0x402000, 0, 0);
+	put_sample(&b, 2, 0x402000, 0, 0);
+	take_all(&b, &p);
+	app = sleepy_table_find(&p.apps, 1, NULL, NULL);
+	packed_late = app && app->ips.packed;
+	check(!packed_early && packed_late && app->ips.capacity == 10,
+	      "an exited application's IP counts are packed %d records after its exit, not before",
+	      SLEEPY_PACK_AFTER);
+	free(b.data);
+	b = (struct builder){};
+	put_header(&b, 1);
+	put_sample(&b, 1, 0x401000, 0, 0);
+	put_sample(&b, 1, 0x409000, 0, 0);
+	take_all(&b, &p);
+	app = sleepy_table_find(&p.apps, 1, NULL, NULL);
+	for (i = 0; app && i < app->ips.capacity; i++) {
+		const struct sleepy_ip_count *count = sleepy_table_slot(&app->ips, i);
+
+		if (count && count->ip == 0x401000)
+			at_first_ip = count->samples;
+	}
+	check(app && !app->ips.packed && app->ips.used == 11 && app->samples == 102 &&
+	      at_first_ip == 11,
+	      "its samples after the packing count (%" PRIu64 " samples, 102; %zu IPs, 11; %" PRIu64 " at the first IP, 11)",
+	      app ? app->samples : 0, app ? app->ips.used : 0, at_first_ip);
+	sleepy_profile_free(&p);
+	free(b.data);
+}
+
 int main(int argc, char **argv)
 {
 	printf("1..%d\n", PLANNED_TESTS);
@@ -3003,6 +3100,8 @@ int main(int argc, char **argv)
 	test_start_index();
 	test_stats_sizes();
 	test_many_ips();
+	test_table_pack();
+	test_pack_exited();
 	test_bad_headers();
 	test_damaged();
 	test_names_sanitised();

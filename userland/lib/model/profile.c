@@ -41,6 +41,9 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	sleepy_table_free(&profile->apps);
 	sleepy_table_free(&profile->exited);
 	forget_recent_apps(profile);
+	free(profile->to_pack);
+	profile->to_pack = NULL;
+	profile->to_pack_first = profile->to_pack_end = profile->to_pack_size = 0;
 	sleepy_intern_free(&profile->paths);
 	for (i = 0; i < profile->stacks.capacity; i++) {
 		struct sleepy_stack *stack = sleepy_table_slot(&profile->stacks, i);
@@ -291,7 +294,46 @@ static void add_app_start(struct sleepy_profile *profile,
 		 app->instance);
 }
 
-/* One copy of each path: every process maps the same few libraries. */
+static void pack_later(struct sleepy_profile *profile, uint32_t appid)
+{
+	size_t waiting = profile->to_pack_end - profile->to_pack_first;
+
+	/* Full: into the room of those packed already, or into more. */
+	if (profile->to_pack_end == profile->to_pack_size &&
+	    profile->to_pack_first && waiting * 2 <= profile->to_pack_size) {
+		memmove(profile->to_pack, profile->to_pack + profile->to_pack_first,
+			waiting * sizeof(*profile->to_pack));
+		profile->to_pack_first = 0;
+		profile->to_pack_end = waiting;
+	} else if (profile->to_pack_end == profile->to_pack_size) {
+		profile->to_pack_size = 2 * profile->to_pack_size ?: 256;
+		profile->to_pack = sleepy_xrealloc(profile->to_pack,
+						   profile->to_pack_size *
+						   sizeof(*profile->to_pack));
+	}
+	profile->to_pack[profile->to_pack_end++] = (struct sleepy_exited_app) {
+		.appid = appid,
+		.records = profile->records,
+	};
+}
+
+/* The IP counts of those that exited SLEEPY_PACK_AFTER records ago. */
+static void pack_exited(struct sleepy_profile *profile)
+{
+	while (profile->to_pack_first < profile->to_pack_end) {
+		const struct sleepy_exited_app *exited =
+			&profile->to_pack[profile->to_pack_first];
+		struct sleepy_app *app;
+
+		if (profile->records - exited->records < SLEEPY_PACK_AFTER)
+			return;
+		app = sleepy_table_find(&profile->apps, exited->appid, NULL, NULL);
+		if (app)
+			sleepy_table_pack(&app->ips);
+		profile->to_pack_first++;
+	}
+}
+
 static void add_app_exit(struct sleepy_profile *profile,
 			 const struct sleepy_app_exit *exit)
 {
@@ -303,8 +345,10 @@ static void add_app_exit(struct sleepy_profile *profile,
 		.pid = exit->pid,
 		.appid = exit->appid,
 	};
+	pack_later(profile, exit->appid);
 }
 
+/* One copy of each path: every process maps the same few libraries. */
 static const char *intern_path(struct sleepy_profile *profile,
 			       const char *path)
 {
@@ -351,6 +395,8 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 	struct sleepy_cpu_stats stats;
 	struct sleepy_end end;
 
+	profile->records++;
+	pack_exited(profile);
 	switch (record->type) {
 	case SLEEPY_REC_SAMPLE:
 		add_sample(profile, (const void *)record);

@@ -96,6 +96,8 @@ struct sleepy_exited {
 };
 
 #define SLEEPY_RECENT_APPS	16	/* a power of two */
+/* Records: more than every CPU's buffer holds at the default size. */
+#define SLEEPY_PACK_AFTER	(1 << 18)
 
 struct sleepy_profile {
 	struct sleepy_table apps;	/* appid -> struct sleepy_app */
@@ -135,6 +137,20 @@ struct sleepy_profile {
 	 */
 	struct sleepy_app *recent_apps[SLEEPY_RECENT_APPS];
 	size_t recent_capacity;
+	/*
+	 * Applications that exited, in the order of their exit records, each
+	 * with the number of records read by then: their IP counts are
+	 * packed (sleepy_table_pack()) once SLEEPY_PACK_AFTER more records
+	 * have been read.  Samples of an instance still come after its exit
+	 * record: from the rest of its exit, and in other CPUs' buffers,
+	 * which the drainer wrote later.
+	 */
+	struct sleepy_exited_app {
+		uint32_t appid;
+		uint64_t records;
+	} *to_pack;
+	size_t to_pack_first, to_pack_end, to_pack_size;
+	uint64_t records;		/* read so far */
 	uint64_t samples;
 	uint64_t kernel_samples;	/* interrupt hit kernel mode */
 	uint64_t lost_in_stream;	/* sum of SLEEPY_REC_LOST */

@@ -102,7 +102,7 @@ static void table_release(const struct sleepy_table *table)
 {
 	size_t bytes = table->capacity * table->entry_size;
 
-	if (bytes < TABLE_MAP_MIN)
+	if (table->packed || bytes < TABLE_MAP_MIN)
 		free(table->entries);
 	else
 		munmap(table->entries, bytes);
@@ -155,6 +155,23 @@ void *sleepy_table_sorted(struct sleepy_table *table, size_t *n,
 	return rows;
 }
 
+void sleepy_table_pack(struct sleepy_table *table)
+{
+	struct sleepy_table old = *table;
+	size_t i, n = 0;
+
+	if (table->packed || !table->used)
+		return;
+	table->entries = sleepy_xrealloc(NULL, old.used * old.entry_size);
+	for (i = 0; i < old.capacity; i++)
+		if (*entry_key(&old, i))
+			memcpy(entry_key(table, n++), entry_key(&old, i),
+			       old.entry_size);
+	table->capacity = old.used;
+	table->packed = true;
+	table_release(&old);
+}
+
 static uint64_t mix(uint64_t key)
 {
 	key ^= key >> 33;
@@ -196,12 +213,20 @@ static size_t table_find(const struct sleepy_table *table, uint64_t key,
 	}
 }
 
+/*
+ * To the least power of two that holds one more entry within the load
+ * limit: twice the capacity of a full table, from a packed one a table
+ * as full as if it had grown to there.
+ */
 static void table_grow(struct sleepy_table *table)
 {
 	struct sleepy_table old = *table;
 	size_t i, j;
 
-	table->capacity = old.capacity ? old.capacity * 2 : SLEEPY_TABLE_MIN;
+	table->capacity = SLEEPY_TABLE_MIN;
+	while ((old.used + 1) * 4 > table->capacity * 3)
+		table->capacity *= 2;
+	table->packed = false;
 	table->entries = table_alloc(table->capacity * table->entry_size);
 	for (i = 0; i < old.capacity; i++) {
 		uint64_t stored = *entry_key(&old, i);
@@ -237,17 +262,25 @@ void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
 			int (*match)(const void *slot, const void *arg),
 			const void *arg)
 {
+	uint64_t wanted = stored_key(key);
 	size_t i;
 
 	if (!table->capacity)
 		return NULL;
+	if (table->packed) {
+		for (i = 0; i < table->capacity; i++)
+			if (*entry_key(table, i) == wanted &&
+			    (!match || match(entry_slot(table, i), arg)))
+				return entry_slot(table, i);
+		return NULL;
+	}
 	i = table_find(table, key, match, arg);
 	return *entry_key(table, i) ? entry_slot(table, i) : NULL;
 }
 
 const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key)
 {
-	if (!table->capacity)
+	if (!table->capacity || table->packed)
 		return NULL;
 	return entry_key(table, first_index(table, stored_key(key)));
 }

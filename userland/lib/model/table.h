@@ -8,6 +8,7 @@
 #ifndef SLEEPY_TABLE_H
 #define SLEEPY_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,7 +16,9 @@
  * An open-addressing table from a 64-bit key to a slot of @slot_size.
  * Each entry is the key + 1 (0 = empty; UINT64_MAX is stored as 1, like
  * 0) followed by its slot, so that a lookup in a table larger than the
- * caches misses it once, not twice.
+ * caches misses it once, not twice.  A packed table (sleepy_table_pack())
+ * has its entries side by side, without empty ones, until a lookup
+ * spreads them out again.
  */
 struct sleepy_table {
 	unsigned char *entries;
@@ -23,6 +26,7 @@ struct sleepy_table {
 	size_t entry_size;
 	size_t capacity;
 	size_t used;
+	bool packed;
 };
 
 /*
@@ -97,16 +101,27 @@ void sleepy_table_free(struct sleepy_table *table);
 void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 		       int (*match)(const void *slot, const void *arg),
 		       const void *arg);
-/* Slot of @key (and @match on the slot), or NULL if absent. */
+/*
+ * Slot of @key (and @match on the slot), or NULL if absent; in a packed
+ * table, found by reading every entry.
+ */
 void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
 			int (*match)(const void *slot, const void *arg),
 			const void *arg);
 void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+/*
+ * Moves @table's entries, in their order, to memory of their own size,
+ * for a table done growing: one of a large recording's many tables, kept
+ * to the end, then takes 3/8 to 3/4 of the memory it took spread out,
+ * and the memory it leaves serves the tables still growing.  Its slots
+ * move, and their indexes change.
+ */
+void sleepy_table_pack(struct sleepy_table *table);
 /* The index of @slot, a slot of @table: a dense number for its entry. */
 size_t sleepy_table_index(const struct sleepy_table *table, const void *slot);
 /*
  * The entry where a lookup of @key in @table starts, to prefetch it before
- * the lookup; NULL if the table is empty.
+ * the lookup; NULL if the table is empty or packed.
  */
 const void *sleepy_table_probe(const struct sleepy_table *table, uint64_t key);
 /*
