@@ -99,6 +99,13 @@ install_packages() {	# make deb's packages, by apt in a chroot
 t0=$(date +%s)
 rm -rf "$root"
 cp -a "$base" "$root"
+# The 9p shares' drivers are loaded by the initramfs, before anything
+# mounts: loaded by udev from the root file system, they raced the fstab
+# mounts, and once the second share's channel was not there yet
+# ("9pnet_virtio: no channels available for device tests"): /mnt/tests
+# failed and the test runner never started.  The kernel package's
+# postinst builds the initramfs with them.
+[ "$variant" = grub ] || printf '9pnet_virtio\n9p\n' >> "$root/etc/initramfs-tools/modules"
 [ "$variant" = grub ] || install_packages
 
 # The system: root on the disk, a root shell on the serial console, the
