@@ -536,7 +536,9 @@ TEST_F(sleepy, buffers_charged_like_perf)
  * The share of a CPU the samples may take is perf's: at 1% a CPU that
  * cannot keep up with 50 kHz takes far fewer than at perf's default 25%
  * (under QEMU TCG, whose interrupt delivery bounds the 25% run and is not
- * counted in a sample's time, 2.85 times as many were measured).
+ * counted in a sample's time, 2.85 times as many were measured on a quiet
+ * host, 1.8 times beside make test's debug kernel build).  The two
+ * settings take turns, twice, so that the host's load weighs on both.
  */
 TEST_F(sleepy, sample_time_follows_perf_sysctl)
 {
@@ -545,19 +547,19 @@ TEST_F(sleepy, sample_time_follows_perf_sysctl)
 	uint64_t samples[2] = {};
 	char old[16];
 	struct stream s;
-	int i, cpu;
+	int turn, cpu;
 
 	ASSERT_EQ(0, read_file(CPU_PERCENT, old, sizeof(old)));
 	self->attr.frequency = 50000;
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, write_file(CPU_PERCENT, percent[i]));
+	for (turn = 0; turn < 4; turn++) {
+		ASSERT_EQ(0, write_file(CPU_PERCENT, percent[turn % 2]));
 		ASSERT_EQ(0, record_busy(self, 500, &s, stats));
 		for (cpu = 0; cpu < MAX_CPUS; cpu++)
-			samples[i] += stats[cpu].samples;
+			samples[turn % 2] += stats[cpu].samples;
 		free(s.records);
 	}
 	ASSERT_EQ(0, write_file(CPU_PERCENT, old));
-	EXPECT_GT(samples[0], 2 * samples[1])
+	EXPECT_GT(2 * samples[0], 3 * samples[1])
 		TH_LOG("%llu samples at 25%%, %llu at 1%%",
 		       (unsigned long long)samples[0],
 		       (unsigned long long)samples[1]);
