@@ -154,7 +154,7 @@ if [ "$variant" = grub ]; then
 	fi
 	cat > "$root/etc/systemd/system/sleepy-guest.service.d/on-disk.conf" <<'EOF'
 [Unit]
-Requires=
+Wants=
 After=
 After=multi-user.target
 [Service]
