@@ -119,7 +119,7 @@ def run(page, replace_results, fill=False):
 
 
 def main():
-    print(f"1..{len(BROKEN) + 2}")
+    print(f"1..{len(BROKEN) + 2 + len(BAD_ARGUMENTS)}")
     failed = 0
     status, out = run(GOOD, None)
     ok = status == 0 and "not ok" not in out and "prose: 3 figures" in out
@@ -144,7 +144,26 @@ def main():
     if not ok:
         failed += 1
         print("\n".join("#   " + line for line in out.splitlines()))
+    for i, (what, args) in enumerate(BAD_ARGUMENTS.items(), len(BROKEN) + 3):
+        done = subprocess.run([sys.executable, CHECK] + args, capture_output=True,
+                              text=True, timeout=60)
+        lines = done.stderr.splitlines()
+        ok = done.returncode == 2 and len(lines) == 1 and lines[0].startswith("check-readme: ") \
+            and not done.stdout
+        print(f"{'ok' if ok else 'not ok'} {i} - {what}: one line and exit 2")
+        if not ok:
+            failed += 1
+            print(f"#   exit {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}")
     return 1 if failed else 0
+
+
+# Command lines the check refuses, each with one line on stderr.
+BAD_ARGUMENTS = {
+    "an unknown option": ["--bogus"],
+    "a page that does not exist": ["/nonexistent/performance.md"],
+    "results that do not exist": [os.devnull, "/nonexistent/results"],
+    "three arguments": ["a", "b", "c"],
+}
 
 
 if __name__ == "__main__":

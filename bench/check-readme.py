@@ -267,15 +267,29 @@ def tap(number, label, problems):
     return False
 
 
+USAGE = "usage: bench/check-readme.py [--fill] [PAGE [RESULTS]]"
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__.rstrip() + "\n")
+        return 0
     update = args[:1] == ["--fill"]
     args = args[1:] if update else args
+    if len(args) > 2 or any(a.startswith("-") for a in args):
+        print(f"check-readme: unexpected arguments {' '.join(args)}; {USAGE}",
+              file=sys.stderr)
+        return 2
     page = args[0] if args else "docs/performance.md"
     results = args[1] if len(args) > 1 else "bench/results"
-    tables, result_lines, lists, unstamped = read_results(results)
-    with open(page) as f:
-        text = f.read()
+    try:
+        tables, result_lines, lists, unstamped = read_results(results)
+        with open(page) as f:
+            text = f.read()
+    except (OSError, ValueError) as e:
+        print(f"check-readme: {e}", file=sys.stderr)
+        return 2
     if update:
         text = fill(text, tables, lists)
         with open(page, "w") as f:
