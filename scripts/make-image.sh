@@ -102,9 +102,9 @@ cp -a "$base" "$root"
 # The 9p shares' drivers are loaded by the initramfs, before anything
 # mounts: loaded by udev from the root file system, they raced the fstab
 # mounts, and once the second share's channel was not there yet
-# ("9pnet_virtio: no channels available for device tests"): /mnt/tests
-# failed and the test runner never started.  The kernel package's
-# postinst builds the initramfs with them.
+# ("9pnet_virtio: no channels available for device tests") and
+# /mnt/tests failed (sleepy-guest then says so and powers off).  The
+# kernel package's postinst builds the initramfs with them.
 [ "$variant" = grub ] || printf '9pnet_virtio\n9p\n' >> "$root/etc/initramfs-tools/modules"
 [ "$variant" = grub ] || install_packages
 
