@@ -24,6 +24,7 @@ void sleepy_profile_init(struct sleepy_profile *profile)
 	memset(profile, 0, sizeof(*profile));
 	sleepy_table_init(&profile->apps, sizeof(struct sleepy_app));
 	sleepy_table_init(&profile->exited, sizeof(struct sleepy_exited));
+	sleepy_table_init(&profile->ips_by_name, sizeof(uint64_t));
 	sleepy_table_init(&profile->paths, sizeof(char *));
 	sleepy_table_init(&profile->stacks, sizeof(struct sleepy_stack));
 }
@@ -40,6 +41,7 @@ void sleepy_profile_free(struct sleepy_profile *profile)
 	}
 	sleepy_table_free(&profile->apps);
 	sleepy_table_free(&profile->exited);
+	sleepy_table_free(&profile->ips_by_name);
 	forget_recent_apps(profile);
 	free(profile->to_pack);
 	profile->to_pack = NULL;
@@ -280,6 +282,7 @@ static void add_app_start(struct sleepy_profile *profile,
 			  const struct sleepy_app_start *start)
 {
 	struct sleepy_app *app = sleepy_profile_app(profile, start->appid);
+	const uint64_t *guessed;
 
 	memcpy(app->name, start->name, SLEEPY_APP_NAME_LEN);
 	app->name[SLEEPY_APP_NAME_LEN] = '\0';
@@ -292,6 +295,10 @@ static void add_app_start(struct sleepy_profile *profile,
 	app->start_ns = start->time_ns;
 	snprintf(app->label, sizeof(app->label), "%s#%u", app->name,
 		 app->instance);
+	guessed = sleepy_table_find(&profile->ips_by_name,
+				    sleepy_hash_string(app->name), NULL, NULL);
+	if (guessed)
+		sleepy_table_reserve(&app->ips, *guessed);
 }
 
 static void pack_later(struct sleepy_profile *profile, uint32_t appid)
@@ -337,9 +344,15 @@ static void pack_exited(struct sleepy_profile *profile)
 static void add_app_exit(struct sleepy_profile *profile,
 			 const struct sleepy_app_exit *exit)
 {
+	struct sleepy_app *app = sleepy_profile_app(profile, exit->appid);
 	struct sleepy_exited *exited;
 
-	sleepy_profile_app(profile, exit->appid)->exit_ns = exit->time_ns;
+	app->exit_ns = exit->time_ns;
+	/* Names may collide in the hash: a wrong guess costs room, no more. */
+	*(uint64_t *)sleepy_table_get(&profile->ips_by_name,
+				      sleepy_hash_string(app->name), NULL, NULL) =
+		app->ips.used < SLEEPY_IPS_GUESS_MAX ? app->ips.used :
+						       SLEEPY_IPS_GUESS_MAX;
 	exited = sleepy_table_get(&profile->exited, exit->pid, NULL, NULL);
 	*exited = (struct sleepy_exited) {
 		.pid = exit->pid,

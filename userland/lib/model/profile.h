@@ -96,6 +96,7 @@ struct sleepy_exited {
 };
 
 #define SLEEPY_RECENT_APPS	16	/* a power of two */
+#define SLEEPY_IPS_GUESS_MAX	4096
 /* Records: more than every CPU's buffer holds at the default size. */
 #define SLEEPY_PACK_AFTER	(1 << 18)
 
@@ -108,6 +109,14 @@ struct sleepy_profile {
 	 * is charged to the instance that exited by the thread's id.
 	 */
 	struct sleepy_table exited;
+	/*
+	 * Hash of a program name -> the IP counts its last instance had at
+	 * its exit: the room a new instance's table starts with (up to
+	 * SLEEPY_IPS_GUESS_MAX), rather than growing to it by doubling.
+	 * Short processes of the same programs, over and over, are what a
+	 * busy machine's recording holds most of.
+	 */
+	struct sleepy_table ips_by_name;
 	/* Set before reading: IP counts and stacks per thread too. */
 	bool by_tid;
 	/* Set before reading: interrupt totals per CPU, per interval. */

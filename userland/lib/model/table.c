@@ -213,19 +213,26 @@ static size_t table_find(const struct sleepy_table *table, uint64_t key,
 	}
 }
 
+/* The least power of two that holds @entries within the load limit. */
+static size_t capacity_for(size_t entries)
+{
+	size_t capacity = SLEEPY_TABLE_MIN;
+
+	while (entries * 4 > capacity * 3)
+		capacity *= 2;
+	return capacity;
+}
+
 /*
- * To the least power of two that holds one more entry within the load
- * limit: twice the capacity of a full table, from a packed one a table
- * as full as if it had grown to there.
+ * To hold one more entry: twice the capacity of a full table, from a
+ * packed one a table as full as if it had grown to there.
  */
 static void table_grow(struct sleepy_table *table)
 {
 	struct sleepy_table old = *table;
 	size_t i, j;
 
-	table->capacity = SLEEPY_TABLE_MIN;
-	while ((old.used + 1) * 4 > table->capacity * 3)
-		table->capacity *= 2;
+	table->capacity = capacity_for(old.used + 1);
 	table->packed = false;
 	table->entries = table_alloc(table->capacity * table->entry_size);
 	for (i = 0; i < old.capacity; i++) {
@@ -240,6 +247,14 @@ static void table_grow(struct sleepy_table *table)
 		memcpy(entry_key(table, j), entry_key(&old, i), old.entry_size);
 	}
 	table_release(&old);
+}
+
+void sleepy_table_reserve(struct sleepy_table *table, size_t entries)
+{
+	if (table->capacity)
+		return;
+	table->capacity = capacity_for(entries);
+	table->entries = table_alloc(table->capacity * table->entry_size);
 }
 
 void *sleepy_table_get(struct sleepy_table *table, uint64_t key,

@@ -97,6 +97,11 @@ void sleepy_intern_free(struct sleepy_table *strings);
 
 void sleepy_table_init(struct sleepy_table *table, size_t slot_size);
 void sleepy_table_free(struct sleepy_table *table);
+/*
+ * Room for @entries in a table that has none yet, so that it need not
+ * grow to hold them: for a size known or guessed beforehand.
+ */
+void sleepy_table_reserve(struct sleepy_table *table, size_t entries);
 /* Slot of @key (and @match on the slot); a zeroed new one if absent. */
 void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 		       int (*match)(const void *slot, const void *arg),

@@ -75,8 +75,8 @@ struct sorted_row {
 
 /* What same_cells() compares a row with. */
 struct row_key {
+	const struct sort *sort;
 	const struct cell *cells;
-	unsigned int ncells;
 };
 
 /* A name's text in a cell, after a mark ("" for none). */
@@ -94,7 +94,12 @@ struct sort {
 	size_t row_size;		/* struct sorted_row and its cells */
 	unsigned char *rows;		/* every row, a group after the other */
 	size_t nrows;
-	struct sleepy_table group;	/* the rows of the group being built */
+	/*
+	 * The rows of the group being built, by their cells' hash: the
+	 * index of each in @rows, + 1.  The rows are written where they
+	 * stay, and the entries are small.
+	 */
+	struct sleepy_table group;
 	/* With app or pid first: each group's first cell and its rows' end. */
 	struct group {
 		struct cell first;
@@ -356,13 +361,19 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 	}
 }
 
+static struct sorted_row *row_at(const struct sort *s, size_t i)
+{
+	return (struct sorted_row *)(s->rows + i * s->row_size);
+}
+
 static int same_cells(const void *slot, const void *arg)
 {
-	const struct sorted_row *row = slot;
 	const struct row_key *key = arg;
+	const struct sorted_row *row = row_at(key->sort,
+					      *(const size_t *)slot - 1);
 	unsigned int k;
 
-	for (k = 0; k < key->ncells; k++)
+	for (k = 0; k < key->sort->ncells; k++)
 		if (row->cells[k].text != key->cells[k].text ||
 		    row->cells[k].number != key->cells[k].number)
 			return 0;
@@ -385,18 +396,17 @@ static uint64_t row_hash(const struct sort *s, const struct cell *cells)
 static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
 				 uint64_t hash)
 {
-	struct row_key key = { cells, s->ncells };
+	struct row_key key = { s, cells };
+	size_t *index = sleepy_table_get(&s->group, hash, same_cells, &key);
 	struct sorted_row *row;
 
-	row = sleepy_table_get(&s->group, hash, same_cells, &key);
-	if (!row->cells[0].text)
-		memcpy(row->cells, cells, s->ncells * sizeof(*cells));
+	if (*index)
+		return row_at(s, *index - 1);
+	row = row_at(s, s->nrows++);
+	row->samples = 0;
+	memcpy(row->cells, cells, s->ncells * sizeof(*cells));
+	*index = s->nrows;
 	return row;
-}
-
-static struct sorted_row *row_at(const struct sort *s, size_t i)
-{
-	return (struct sorted_row *)(s->rows + i * s->row_size);
 }
 
 /* The function of @count of @app and its file (*@dso), NULL if unknown. */
@@ -473,19 +483,11 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 	}
 }
 
-/* Moves the group's rows, whose first cell is @first, to the end of s->rows. */
+/* Ends the group of rows whose first cell is @first. */
 static void end_group(struct sort *s, struct row_batch *batch,
 		      const struct cell *first)
 {
-	size_t i;
-
 	add_batch(s, batch);
-	for (i = 0; i < s->group.capacity; i++) {
-		const void *row = sleepy_table_slot(&s->group, i);
-
-		if (row)
-			memcpy(row_at(s, s->nrows++), row, s->row_size);
-	}
 	sleepy_table_free(&s->group);
 	if (!first)
 		return;
@@ -508,6 +510,19 @@ static bool same_group(const struct grouped_app *a,
 {
 	return a->first.text == b->first.text &&
 	       a->first.number == b->first.number;
+}
+
+/* The IP counts of the group that begins at @first (@end past the last). */
+static size_t group_counts(const struct grouped_app *first,
+			   const struct grouped_app *end)
+{
+	const struct grouped_app *a = first;
+	size_t counts = 0;
+
+	do
+		counts += a->app->ips.used;
+	while (++a < end && same_group(first, a));
+	return counts;
 }
 
 /*
@@ -564,6 +579,10 @@ static void add_rows(struct sort *s)
 	s->rows = sleepy_xrealloc(NULL, (most_rows ?: 1) * s->row_size);
 	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
 	for (a = 0; a < napps; a++) {
+		/* Room for the group's rows at its start: it need not grow. */
+		if (!s->group.capacity && grouped)
+			sleepy_table_reserve(&s->group, group_counts(selected + a,
+								    selected + napps));
 		add_app_rows(s, selected[a].app, &batch);
 		if (a + 1 == napps || !same_group(&selected[a], &selected[a + 1]))
 			end_group(s, &batch, grouped ? &selected[a].first : NULL);
@@ -615,7 +634,7 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	s->profile = profile;
 	s->ncells = opts->nsort;
 	s->row_size = sizeof(struct sorted_row) + s->ncells * sizeof(struct cell);
-	sleepy_table_init(&s->group, s->row_size);
+	sleepy_table_init(&s->group, sizeof(size_t));
 	sleepy_table_init(&s->copies, sizeof(char *));
 	sleepy_table_init(&s->names, sizeof(struct named));
 }
