@@ -300,11 +300,9 @@ static void text_pad(struct sleepy_output *o, size_t n)
 	text_append(o, spaces, n);
 }
 
-/*
- * A text table row as "%*s" per column would write it, built in o->text:
- * printf took most of a report of millions of rows.
- */
-static void text_cells(struct sleepy_output *o, const char *const *cells)
+/* text_cells() of a row of any length, a piece at a time. */
+static void text_cells_in_pieces(struct sleepy_output *o,
+				 const char *const *cells)
 {
 	unsigned int i;
 
@@ -322,6 +320,58 @@ static void text_cells(struct sleepy_output *o, const char *const *cells)
 			text_pad(o, pad);
 	}
 	text_append(o, "\n", 1);
+}
+
+/* Columns of a row text_cells() writes in place. */
+#define IN_PLACE_COLUMNS 16
+
+/*
+ * A text table row as "%*s" per column would write it, built in o->text:
+ * printf took most of a report of millions of rows.  A row that fits is
+ * written in place, its padding by memset().
+ */
+static void text_cells(struct sleepy_output *o, const char *const *cells)
+{
+	size_t len[IN_PLACE_COLUMNS], bytes = 1;
+	unsigned int i;
+	char *p;
+
+	if (o->ncolumns > IN_PLACE_COLUMNS) {
+		text_cells_in_pieces(o, cells);
+		return;
+	}
+	for (i = 0; i < o->ncolumns; i++) {
+		len[i] = strlen(cells[i]);
+		bytes += 1 + (len[i] > (size_t)abs(o->table[i].width) ?
+			      len[i] : (size_t)abs(o->table[i].width));
+	}
+	if (sizeof(o->text) - o->text_used < bytes) {
+		flush_text(o);
+		if (bytes > sizeof(o->text)) {
+			text_cells_in_pieces(o, cells);
+			return;
+		}
+	}
+	p = o->text + o->text_used;
+	for (i = 0; i < o->ncolumns; i++) {
+		int width = o->table[i].width;
+		size_t pad = (size_t)abs(width) > len[i] ? abs(width) - len[i] : 0;
+
+		if (i)
+			*p++ = ' ';
+		if (width > 0) {
+			memset(p, ' ', pad);
+			p += pad;
+		}
+		memcpy(p, cells[i], len[i]);
+		p += len[i];
+		if (width < 0) {
+			memset(p, ' ', pad);
+			p += pad;
+		}
+	}
+	*p++ = '\n';
+	o->text_used = p - o->text;
 }
 
 void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
