@@ -61,11 +61,13 @@ static const uint64_t decimal_powers[] = {
 
 /*
  * A cell: @text, the one copy of it (struct sort.copies) or one of the
- * static texts above, then @number if its key writes one.
+ * static texts above, then @number if its key writes one.  A cell of a
+ * copy alone has the copy's index in struct sort.texts as its number,
+ * which is not written: it ranks the texts without hashing them again.
  */
 struct cell {
 	const char *text;
-	uint64_t number;	/* 0 if not written */
+	uint64_t number;
 };
 
 struct sorted_row {
@@ -79,11 +81,17 @@ struct row_key {
 	const struct cell *cells;
 };
 
-/* A name's text in a cell, after a mark ("" for none). */
+/* A name's cell, its text after a mark ("" for none). */
 struct named {
 	const char *mark;
 	const char *name;
-	const char *text;
+	struct cell cell;
+};
+
+/* The one copy of a cell's text, and its index in struct sort.texts. */
+struct text_copy {
+	char *text;
+	size_t index;
 };
 
 /* A --sort report being built. */
@@ -106,7 +114,9 @@ struct sort {
 		size_t end;
 	} *groups;
 	size_t ngroups, groups_capacity;
-	struct sleepy_table copies;	/* char *: the cells' texts */
+	struct sleepy_table copies;	/* struct text_copy: the cells' texts */
+	const char **texts;		/* the copies, by index */
+	size_t ntexts, texts_capacity;
 	struct sleepy_table names;	/* struct named */
 };
 
@@ -262,11 +272,16 @@ static int cmp_cells(enum sleepy_sort_key key, const struct cell *a,
 	return cmp_text(cell_text(key, a, x), cell_text(key, b, y), end);
 }
 
-/* Most samples first, then by the cells' texts. */
-static int cmp_rows(const void *a, const void *b, const void *arg)
+static struct sorted_row *row_at(const struct sort *s, size_t i)
 {
-	const struct sorted_row *x = a, *y = b;
+	return (struct sorted_row *)(s->rows + i * s->row_size);
+}
+
+/* Rows at indexes @a and @b: most samples first, then by the cells' texts. */
+static int cmp_row_indexes(const void *a, const void *b, const void *arg)
+{
 	const struct sort *s = arg;
+	const struct sorted_row *x = row_at(s, (size_t)a), *y = row_at(s, (size_t)b);
 	unsigned int k;
 	int diff = 0;
 
@@ -278,10 +293,33 @@ static int cmp_rows(const void *a, const void *b, const void *arg)
 	return diff;
 }
 
-/* The one copy of @text (at most CELL - 1 bytes) in @s. */
-static const char *text_copy(struct sort *s, const char *text)
+static int same_text(const void *slot, const void *arg)
 {
-	return sleepy_intern(&s->copies, text);
+	return !strcmp(((const struct text_copy *)slot)->text, arg);
+}
+
+/* The cell of the one copy of @text (at most CELL - 1 bytes) in @s. */
+static struct cell text_cell(struct sort *s, const char *text)
+{
+	struct text_copy *copy = sleepy_table_get(&s->copies,
+						  sleepy_hash_string(text),
+						  same_text, text);
+
+	if (!copy->text) {
+		copy->text = strdup(text);
+		if (!copy->text) {
+			fprintf(stderr, "sleepy: out of memory\n");
+			exit(1);
+		}
+		if (s->ntexts == s->texts_capacity) {
+			s->texts_capacity = 2 * s->texts_capacity ?: 1024;
+			s->texts = sleepy_xrealloc(s->texts, s->texts_capacity *
+							     sizeof(*s->texts));
+		}
+		copy->index = s->ntexts;
+		s->texts[s->ntexts++] = copy->text;
+	}
+	return (struct cell) { copy->text, copy->index };
 }
 
 static int same_name(const void *slot, const void *arg)
@@ -292,10 +330,10 @@ static int same_name(const void *slot, const void *arg)
 }
 
 /*
- * The copy of @mark followed by @name, cut to a cell: looked up by the
+ * The cell of @mark followed by @name, cut to a cell: looked up by the
  * pointers first, as a name comes from one symbol table entry.
  */
-static const char *named_text(struct sort *s, const char *mark,
+static struct cell named_cell(struct sort *s, const char *mark,
 			      const char *name)
 {
 	struct named key = { .mark = mark, .name = name }, *named;
@@ -304,12 +342,12 @@ static const char *named_text(struct sort *s, const char *mark,
 	named = sleepy_table_get(&s->names,
 				 (uintptr_t)name * 31 + (uintptr_t)mark,
 				 same_name, &key);
-	if (!named->text) {
+	if (!named->cell.text) {
 		snprintf(text, sizeof(text), "%s%s", mark, name);
 		*named = key;
-		named->text = text_copy(s, text);
+		named->cell = text_cell(s, text);
 	}
-	return named->text;
+	return named->cell;
 }
 
 /* The cell of @key (app or pid) for every count of @app. */
@@ -317,7 +355,7 @@ static struct cell app_cell(struct sort *s, enum sleepy_sort_key key,
 			    const struct sleepy_app *app)
 {
 	if (key == SLEEPY_SORT_APP)
-		return (struct cell) { .text = named_text(s, "", app->label) };
+		return named_cell(s, "", app->label);
 	return (struct cell) { no_text, app->pid };
 }
 
@@ -338,32 +376,23 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 	case SLEEPY_SORT_TID:
 		return (struct cell) { no_text, count->tid };
 	case SLEEPY_SORT_DSO:
-		return (struct cell) {
-			.text = named_text(s, "", dso ?: count->in_kernel ?
-						  "[kernel]" : "[unknown]"),
-		};
+		return named_cell(s, "", dso ?: count->in_kernel ? "[kernel]" :
+								  "[unknown]");
 	case SLEEPY_SORT_SYM:
 		if (function)
-			return (struct cell) { .text = named_text(s, mark, function) };
+			return named_cell(s, mark, function);
 		return (struct cell) { mark, count->ip };
 	case SLEEPY_SORT_SRCLINE:
 		if (!count->in_kernel && s->opts->dsos &&
 		    (map = sleepy_profile_mapping(s->profile, app, count->ip)) &&
 		    sleepy_dsos_srcline(s->opts->dsos, map, count->ip, text,
 					CELL))
-			return (struct cell) { .text = text_copy(s, text) };
-		return (struct cell) {
-			.text = named_text(s, "", count->in_kernel ? "[kernel]" :
-								     "[unknown]"),
-		};
+			return text_cell(s, text);
+		return named_cell(s, "", count->in_kernel ? "[kernel]" :
+							    "[unknown]");
 	default:
 		return (struct cell) { no_text, count->ip };
 	}
-}
-
-static struct sorted_row *row_at(const struct sort *s, size_t i)
-{
-	return (struct sorted_row *)(s->rows + i * s->row_size);
 }
 
 static int same_cells(const void *slot, const void *arg)
@@ -635,22 +664,27 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	s->ncells = opts->nsort;
 	s->row_size = sizeof(struct sorted_row) + s->ncells * sizeof(struct cell);
 	sleepy_table_init(&s->group, sizeof(size_t));
-	sleepy_table_init(&s->copies, sizeof(char *));
+	sleepy_table_init(&s->copies, sizeof(struct text_copy));
 	sleepy_table_init(&s->names, sizeof(struct named));
 }
 
 static void sort_free(struct sort *s)
 {
-	sleepy_intern_free(&s->copies);
+	size_t i;
+
+	for (i = 0; i < s->ntexts; i++)
+		free((char *)s->texts[i]);
+	free(s->texts);
+	sleepy_table_free(&s->copies);
 	sleepy_table_free(&s->names);
 	free(s->rows);
 	free(s->groups);
 }
 
-/* A distinct text of one key's cells without a number, and its rank. */
+/* A distinct text of one key's cells without a number, and its index. */
 struct ranked_text {
 	const char *text;
-	uint64_t rank;
+	size_t index;
 };
 
 static int cmp_ranked_texts(const void *a, const void *b, void *end)
@@ -707,7 +741,8 @@ static int cmp_text_number(enum sleepy_sort_key key, const char *text,
 /*
  * Ranks key @k's cells of every row into @rank (one per row): equal
  * ranks for cells that order as equals.  Returns how many ranks.  Text
- * cells are few (names), ranked by sorting the distinct ones; numbered
+ * cells are few (names), ranked by sorting the distinct ones, known by
+ * their copies' indexes; numbered
  * cells are about one per row (an unnamed IP's), sorted as numbers by a
  * radix sort; the two orders are then merged.  Hashing and sorting every
  * distinct cell as text took a fifth of a large report's time.
@@ -716,29 +751,27 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 {
 	enum sleepy_sort_key key = s->opts->sort[k];
 	char end = k + 1 < s->ncells ? SEPARATOR : '\0';
-	struct sleepy_table texts;
-	struct ranked_text *sorted, *slot;
+	/* By a copy's index: its rank + 1, 0 if no cell of @k has it. */
+	uint64_t *text_rank = sleepy_xcalloc(s->ntexts ?: 1, sizeof(*text_rank));
+	struct ranked_text *sorted;
 	struct sleepy_order *numbered;
 	struct cell previous = { NULL, 0 };
 	const struct cell *c;
 	size_t ntexts = 0, nnumbered = 0, i = 0, j = 0, row;
 	uint64_t r = 0;
 
-	sleepy_table_init(&texts, sizeof(struct ranked_text));
+	sorted = sleepy_xcalloc(s->ntexts ?: 1, sizeof(*sorted));
 	numbered = sleepy_xcalloc(s->nrows ?: 1, sizeof(*numbered));
 	for (row = 0; row < s->nrows; row++) {
 		c = &row_at(s, row)->cells[k];
-		if (number_format(key, c) == NO_NUMBER)
-			((struct ranked_text *)sleepy_table_get(&texts,
-				(uintptr_t)c->text, NULL, NULL))->text = c->text;
-		else
+		if (number_format(key, c) != NO_NUMBER) {
 			numbered[nnumbered++] = numbered_order(c,
 				number_format(key, c), row_at(s, row));
+		} else if (!text_rank[c->number]) {
+			text_rank[c->number] = 1;
+			sorted[ntexts++] = (struct ranked_text) { c->text, c->number };
+		}
 	}
-	sorted = sleepy_xcalloc(texts.used ?: 1, sizeof(*sorted));
-	for (row = 0; row < texts.capacity; row++)
-		if ((slot = sleepy_table_slot(&texts, row)))
-			sorted[ntexts++] = *slot;
 	qsort_r(sorted, ntexts, sizeof(*sorted), cmp_ranked_texts, &end);
 	sleepy_sort_orders(numbered, nnumbered, NULL, NULL);
 
@@ -761,8 +794,7 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 			r++;
 		previous = cell;
 		if (text_first)
-			((struct ranked_text *)sleepy_table_find(&texts,
-				(uintptr_t)sorted[i++].text, NULL, NULL))->rank = r;
+			text_rank[sorted[i++].index] = r + 1;
 		else
 			rank[((const unsigned char *)numbered_row - s->rows) /
 			     s->row_size] = r;
@@ -771,13 +803,18 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 	for (row = 0; row < s->nrows; row++) {
 		c = &row_at(s, row)->cells[k];
 		if (number_format(key, c) == NO_NUMBER)
-			rank[row] = ((struct ranked_text *)sleepy_table_find(&texts,
-				(uintptr_t)c->text, NULL, NULL))->rank;
+			rank[row] = text_rank[c->number] - 1;
 	}
 	free(numbered);
 	free(sorted);
-	sleepy_table_free(&texts);
+	free(text_rank);
 	return r + 1;
+}
+
+/* The index of @g's first row in s->rows. */
+static size_t group_start(const struct sort *s, const struct group *g)
+{
+	return g == s->groups ? 0 : g[-1].end;
 }
 
 /* The key and the byte after it that cmp_groups() orders groups by. */
@@ -815,25 +852,129 @@ static uint64_t rank_groups(struct sort *s, uint64_t *rank)
 
 		if (i && cmp_groups(&sorted[i - 1], &sorted[i], &context))
 			r++;
-		for (row = g == s->groups ? 0 : g[-1].end; row < g->end; row++)
+		for (row = group_start(s, g); row < g->end; row++)
 			rank[row] = r;
 	}
 	free(sorted);
 	return r + 1;
 }
 
+/* Counting-sort buckets of rows by samples: the largest share the first. */
+#define SAMPLES_BUCKETS	65536
+/* Ranks sorted by counting: a bucket each, past that too much memory. */
+#define COUNTED_RANKS_MAX (1 << 24)
+
+/* What orders the rows of the largest samples: all of it. */
+struct run_context {
+	const struct sort *sort;
+	const uint64_t *group_rank;	/* by row */
+	const uint64_t *rest;		/* by row: the other keys' ranks */
+};
+
 /*
- * s->rows in the report's order, in an array the caller frees.  Each
- * key's cells are ranked once, and the rows ordered by their samples and
- * ranks, as many keys' as fit in 64 bits: comparing the cells' texts row
- * by row took most of a large report's time.
+ * Row indexes @a and @b in the report's order: by samples, the group's
+ * rank, the other keys' ranks, then by index, as the stable sort of every
+ * row kept rows that order as equals.
  */
-static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
+static int cmp_run_rows(const void *a, const void *b, void *arg)
+{
+	const struct run_context *c = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t sx = row_at(c->sort, x)->samples, sy = row_at(c->sort, y)->samples;
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	if (c->group_rank[x] != c->group_rank[y])
+		return c->group_rank[x] < c->group_rank[y] ? -1 : 1;
+	if (c->rest[x] != c->rest[y])
+		return c->rest[x] < c->rest[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Stable counting sort of the @n row indexes at @from into @to by
+ * @key(row) < @nkeys.
+ */
+static void count_sort(const struct sort *s, const size_t *from, size_t *to,
+		       size_t n, uint64_t nkeys,
+		       uint64_t (*key)(const struct sort *, const uint64_t *, size_t),
+		       const uint64_t *ranks)
+{
+	size_t *place = sleepy_xcalloc(nkeys, sizeof(*place));
+	size_t i, next = 0;
+
+	for (i = 0; i < n; i++)
+		place[key(s, ranks, i)]++;
+	for (i = 0; i < nkeys; i++) {
+		size_t here = place[i];
+
+		place[i] = next;
+		next += here;
+	}
+	for (i = 0; i < n; i++)
+		to[place[key(s, ranks, from[i])]++] = from[i];
+	free(place);
+}
+
+static uint64_t rank_key(const struct sort *s, const uint64_t *ranks,
+			 size_t row)
+{
+	return ranks[row];
+}
+
+/* Most samples first; SAMPLES_BUCKETS or more share the first bucket. */
+static uint64_t samples_key(const struct sort *s, const uint64_t *ranks,
+			    size_t row)
+{
+	uint64_t samples = row_at(s, row)->samples;
+
+	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
+}
+
+/*
+ * sorted_rows() of rows in groups (add_rows()), whose groups' ranks
+ * (@group_rank, below @ngroup_ranks) and other keys' ranks (@rest, below
+ * @nrest) are small numbers: stable counting sorts by the other keys,
+ * then the group, then the samples, and of the few rows of
+ * SAMPLES_BUCKETS samples or more a sort of their own.  Sorting every
+ * row by samples and all ranks at once took a tenth of a large report,
+ * and its memory twice over.
+ */
+static size_t *sorted_in_groups(struct sort *s, const uint64_t *group_rank,
+				uint64_t ngroup_ranks, const uint64_t *rest,
+				uint64_t nrest)
+{
+	struct run_context context = { s, group_rank, rest };
+	size_t *order = sleepy_xcalloc(s->nrows ?: 1, sizeof(*order));
+	size_t *tmp = sleepy_xcalloc(s->nrows ?: 1, sizeof(*tmp));
+	size_t i, largest;
+
+	for (i = 0; i < s->nrows; i++)
+		tmp[i] = i;
+	count_sort(s, tmp, order, s->nrows, nrest, rank_key, rest);
+	count_sort(s, order, tmp, s->nrows, ngroup_ranks, rank_key, group_rank);
+	count_sort(s, tmp, order, s->nrows, SAMPLES_BUCKETS, samples_key, NULL);
+	free(tmp);
+	for (largest = 0; largest < s->nrows &&
+			  row_at(s, order[largest])->samples >= SAMPLES_BUCKETS;
+	     largest++)
+		;
+	qsort_r(order, largest, sizeof(*order), cmp_run_rows, &context);
+	return order;
+}
+
+/*
+ * The indexes of s->rows in the report's order, in an array the caller
+ * frees.  Each key's cells are ranked once, and the rows ordered by their
+ * samples and ranks, as many keys' as fit in 64 bits: comparing the
+ * cells' texts row by row took most of a large report's time.
+ */
+static size_t *sorted_rows(struct sort *s)
 {
 	uint64_t *rank[SLEEPY_SORT_KEYS], radix[SLEEPY_SORT_KEYS], span = 1;
 	struct sleepy_order *orders;
 	unsigned int nranked, k;
-	size_t i;
+	size_t *order, i;
 
 	for (nranked = 0; nranked < s->ncells; nranked++) {
 		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint64_t));
@@ -845,22 +986,37 @@ static struct sleepy_order *sorted_rows(struct sort *s, size_t *n)
 			break;
 		}
 	}
-	orders = sleepy_xcalloc(s->nrows ?: 1, sizeof(*orders));
-	for (i = 0; i < s->nrows; i++) {
-		uint64_t ranks = 0;
+	if (s->groups && nranked && nranked == s->ncells &&
+	    span / radix[0] <= COUNTED_RANKS_MAX && radix[0] <= COUNTED_RANKS_MAX) {
+		/* The other keys' ranks, in the first of their arrays. */
+		for (k = 2; k < nranked; k++)
+			for (i = 0; i < s->nrows; i++)
+				rank[1][i] = rank[1][i] * radix[k] + rank[k][i];
+		order = sorted_in_groups(s, rank[0], radix[0],
+					 nranked > 1 ? rank[1] : rank[0],
+					 nranked > 1 ? span / radix[0] : radix[0]);
+	} else {
+		orders = sleepy_xcalloc(s->nrows ?: 1, sizeof(*orders));
+		for (i = 0; i < s->nrows; i++) {
+			uint64_t ranks = 0;
 
-		for (k = 0; k < nranked; k++)
-			ranks = ranks * radix[k] + rank[k][i];
-		orders[i] = (struct sleepy_order) {
-			row_at(s, i)->samples, ranks, row_at(s, i),
-		};
+			for (k = 0; k < nranked; k++)
+				ranks = ranks * radix[k] + rank[k][i];
+			orders[i] = (struct sleepy_order) {
+				row_at(s, i)->samples, ranks, (void *)i,
+			};
+		}
+		/* Past the keys ranked, the cells themselves. */
+		sleepy_sort_orders(orders, s->nrows,
+				   nranked < s->ncells ? cmp_row_indexes : NULL, s);
+		order = sleepy_xcalloc(s->nrows ?: 1, sizeof(*order));
+		for (i = 0; i < s->nrows; i++)
+			order[i] = (size_t)orders[i].item;
+		free(orders);
 	}
 	for (k = 0; k < nranked; k++)
 		free(rank[k]);
-	*n = s->nrows;
-	/* Past the keys ranked, the cells themselves. */
-	sleepy_sort_orders(orders, *n, nranked < s->ncells ? cmp_rows : NULL, s);
-	return orders;
+	return order;
 }
 
 void sleepy_sort_report(struct sleepy_output *out,
@@ -874,10 +1030,9 @@ void sleepy_sort_report(struct sleepy_output *out,
 	char cells[2 + SLEEPY_SORT_KEYS][CELL], title[128] = "By";
 	const char *ptrs[2 + SLEEPY_SORT_KEYS];
 	const struct sorted_row *row;
-	struct sleepy_order *rows;
 	uint64_t previous_samples = 0;
 	struct sort s;
-	size_t n, i;
+	size_t *order, i;
 	unsigned int k;
 
 	if (opts->sort[0] == SLEEPY_SORT_CPU) {
@@ -891,12 +1046,12 @@ void sleepy_sort_report(struct sleepy_output *out,
 	}
 	sort_init(&s, opts, profile);
 	add_rows(&s);
-	rows = sorted_rows(&s, &n);
+	order = sorted_rows(&s);
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
-	for (i = 0; i < n && (!opts->top || i < opts->top); i++) {
-		if (i + ROW_AHEAD < n)
-			__builtin_prefetch(rows[i + ROW_AHEAD].item);
-		row = rows[i].item;
+	for (i = 0; i < s.nrows && (!opts->top || i < opts->top); i++) {
+		if (i + ROW_AHEAD < s.nrows)
+			__builtin_prefetch(row_at(&s, order[i + ROW_AHEAD]));
+		row = row_at(&s, order[i]);
 		/* Rows come by samples: most repeat the one before's. */
 		if (!i || row->samples != previous_samples) {
 			sleepy_format_decimal(cells[0], row->samples);
@@ -911,6 +1066,6 @@ void sleepy_sort_report(struct sleepy_output *out,
 						cells[2 + k]);
 		sleepy_output_cells(out, ptrs);
 	}
-	free(rows);
+	free(order);
 	sort_free(&s);
 }
