@@ -104,9 +104,23 @@ struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 	return app;
 }
 
+/*
+ * What tells IP counts apart, in fields of their own: a struct
+ * sleepy_ip_count built on the stack, its bit-fields stored a byte at a
+ * time and read back as a word, stalled on every sample.
+ */
+struct ip_key {
+	uint64_t ip;
+	uint32_t appid;
+	uint32_t tid;
+	bool in_kernel;
+	bool entry_ip;
+};
+
 static int ip_match(const void *slot, const void *arg)
 {
-	const struct sleepy_ip_count *a = slot, *b = arg;
+	const struct sleepy_ip_count *a = slot;
+	const struct ip_key *b = arg;
 
 	return a->appid == b->appid && a->ip == b->ip &&
 	       a->in_kernel == b->in_kernel && a->entry_ip == b->entry_ip &&
@@ -134,19 +148,19 @@ static uint64_t ip_count_key(const struct sleepy_sample *sample, bool by_tid)
 	       tid * 0x9e3779b97f4a7c15ULL;
 }
 
-/* The IP count @sample adds to (all but the samples). */
-static struct sleepy_ip_count ip_count_of(const struct sleepy_sample *sample,
-					  uint32_t appid, bool by_tid)
+/* The IP count @sample adds to. */
+static struct ip_key ip_key_of(const struct sleepy_sample *sample,
+			       uint32_t appid, bool by_tid)
 {
 	bool in_kernel = sample->flags & SLEEPY_SAMPLE_IN_KERNEL;
 
-	return (struct sleepy_ip_count) {
-		.appid = appid,
-		.in_kernel = in_kernel,
-		.entry_ip = in_kernel && !sample->kernel_ip,
-		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
+	return (struct ip_key) {
 		.ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
 						     sample->user_ip,
+		.appid = appid,
+		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
+		.in_kernel = in_kernel,
+		.entry_ip = in_kernel && !sample->kernel_ip,
 	};
 }
 
@@ -244,7 +258,7 @@ static void add_sample(struct sleepy_profile *profile,
 	struct sleepy_cpu_count *cpu = cpu_count(profile, sample->header.cpu);
 	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
 	uint32_t appid = appid_of(profile, sample);
-	struct sleepy_ip_count key = ip_count_of(sample, appid, profile->by_tid);
+	struct ip_key key = ip_key_of(sample, appid, profile->by_tid);
 	struct sleepy_ip_count *count;
 	struct sleepy_app *app;
 
@@ -262,8 +276,17 @@ static void add_sample(struct sleepy_profile *profile,
 	count = sleepy_table_get(&app->ips,
 				 ip_count_key(sample, profile->by_tid),
 				 ip_match, &key);
-	if (!count->samples)
-		*count = key;
+	/*
+	 * The wide bit-field first: a byte stored into the word and the
+	 * word read back right after stalled on every new count.
+	 */
+	if (!count->samples) {
+		count->tid = key.tid;
+		count->in_kernel = key.in_kernel;
+		count->entry_ip = key.entry_ip;
+		count->appid = key.appid;
+		count->ip = key.ip;
+	}
 	count->samples++;
 	if (chain)
 		add_stack(profile, sample, appid, chain);
@@ -620,29 +643,64 @@ static void index_mappings(struct sleepy_profile *profile)
 		    maps[i - 1].max_end > maps[i].max_end)
 			maps[i].max_end = maps[i - 1].max_end;
 	}
+	memset(profile->mapping_ranges, 0, sizeof(profile->mapping_ranges));
 	profile->mappings_indexed = true;
+}
+
+/* The first of the indexed mappings whose appid is @appid or above. */
+static size_t first_of_appid(const struct sleepy_profile *profile,
+			     uint64_t appid)
+{
+	size_t lo = 0, hi = profile->nmappings;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (profile->mappings[mid].appid < appid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where the mappings of @appid are in the indexed mappings. */
+static const struct sleepy_mapping_range *
+mapping_range(struct sleepy_profile *profile, uint32_t appid)
+{
+	struct sleepy_mapping_range *range =
+		&profile->mapping_ranges[appid & (SLEEPY_RECENT_APPS - 1)];
+
+	if (!range->known || range->appid != appid)
+		*range = (struct sleepy_mapping_range) {
+			.appid = appid,
+			.known = true,
+			.first = first_of_appid(profile, appid),
+			.end = first_of_appid(profile, (uint64_t)appid + 1),
+		};
+	return range;
 }
 
 /* The latest mapping of @appid containing @ip made at or before @until. */
 static const struct sleepy_mapping *
-find_mapping(const struct sleepy_profile *profile, uint32_t appid,
-	     uint64_t ip, uint64_t until)
+find_mapping(struct sleepy_profile *profile, uint32_t appid, uint64_t ip,
+	     uint64_t until)
 {
+	const struct sleepy_mapping_range *range = mapping_range(profile, appid);
 	const struct sleepy_mapping *maps = profile->mappings, *best = NULL;
-	size_t lo = 0, hi = profile->nmappings, i;
+	size_t lo = range->first, hi = range->end, i;
 
 	/* Past the last mapping of @appid that starts at or below @ip... */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (maps[mid].appid < appid ||
-		    (maps[mid].appid == appid && maps[mid].start <= ip))
+		if (maps[mid].start <= ip)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* ...and back while an earlier one may still reach it. */
-	for (i = lo; i-- > 0 && maps[i].appid == appid && maps[i].max_end > ip;)
+	for (i = lo; i-- > range->first && maps[i].max_end > ip;)
 		if (ip - maps[i].start < maps[i].len && maps[i].time_ns <= until &&
 		    (!best || maps[i].time_ns > best->time_ns))
 			best = &maps[i];

@@ -130,6 +130,17 @@ struct sleepy_profile {
 	struct sleepy_mapping *mappings;
 	size_t nmappings, mappings_size;
 	bool mappings_indexed;
+	/*
+	 * Where the mappings of the appids looked up last lie in @mappings,
+	 * by appid's low bits, while they stay indexed: a report looks one
+	 * application's IPs up after the other, in its few mappings (and
+	 * its parent's) among those of thousands.
+	 */
+	struct sleepy_mapping_range {
+		uint32_t appid;
+		bool known;
+		size_t first, end;
+	} mapping_ranges[SLEEPY_RECENT_APPS];
 	struct sleepy_table paths;	/* the mappings' paths: char * */
 	struct sleepy_ksyms ksyms;	/* the kernel functions kept */
 	void *vdso;			/* the recording's vDSO image, or NULL */

@@ -892,19 +892,32 @@ static int cmp_run_rows(const void *a, const void *b, void *arg)
 }
 
 /*
- * Stable counting sort of the @n row indexes at @from into @to by
- * @key(row) < @nkeys.
+ * The counting-sort key of @row: its rank in @ranks, or without ranks its
+ * samples, most first (SAMPLES_BUCKETS or more share the first key).
+ */
+static uint64_t count_key(const struct sort *s, const uint64_t *ranks,
+			  size_t row)
+{
+	uint64_t samples;
+
+	if (ranks)
+		return ranks[row];
+	samples = row_at(s, row)->samples;
+	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
+}
+
+/*
+ * Stable counting sort of the @n row indexes at @from into @to by their
+ * count_key() of @ranks, below @nkeys.
  */
 static void count_sort(const struct sort *s, const size_t *from, size_t *to,
-		       size_t n, uint64_t nkeys,
-		       uint64_t (*key)(const struct sort *, const uint64_t *, size_t),
-		       const uint64_t *ranks)
+		       size_t n, uint64_t nkeys, const uint64_t *ranks)
 {
 	size_t *place = sleepy_xcalloc(nkeys, sizeof(*place));
 	size_t i, next = 0;
 
 	for (i = 0; i < n; i++)
-		place[key(s, ranks, i)]++;
+		place[count_key(s, ranks, i)]++;
 	for (i = 0; i < nkeys; i++) {
 		size_t here = place[i];
 
@@ -912,23 +925,8 @@ static void count_sort(const struct sort *s, const size_t *from, size_t *to,
 		next += here;
 	}
 	for (i = 0; i < n; i++)
-		to[place[key(s, ranks, from[i])]++] = from[i];
+		to[place[count_key(s, ranks, from[i])]++] = from[i];
 	free(place);
-}
-
-static uint64_t rank_key(const struct sort *s, const uint64_t *ranks,
-			 size_t row)
-{
-	return ranks[row];
-}
-
-/* Most samples first; SAMPLES_BUCKETS or more share the first bucket. */
-static uint64_t samples_key(const struct sort *s, const uint64_t *ranks,
-			    size_t row)
-{
-	uint64_t samples = row_at(s, row)->samples;
-
-	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
 }
 
 /*
@@ -951,9 +949,9 @@ static size_t *sorted_in_groups(struct sort *s, const uint64_t *group_rank,
 
 	for (i = 0; i < s->nrows; i++)
 		tmp[i] = i;
-	count_sort(s, tmp, order, s->nrows, nrest, rank_key, rest);
-	count_sort(s, order, tmp, s->nrows, ngroup_ranks, rank_key, group_rank);
-	count_sort(s, tmp, order, s->nrows, SAMPLES_BUCKETS, samples_key, NULL);
+	count_sort(s, tmp, order, s->nrows, nrest, rest);
+	count_sort(s, order, tmp, s->nrows, ngroup_ranks, group_rank);
+	count_sort(s, tmp, order, s->nrows, SAMPLES_BUCKETS, NULL);
 	free(tmp);
 	for (largest = 0; largest < s->nrows &&
 			  row_at(s, order[largest])->samples >= SAMPLES_BUCKETS;
