@@ -292,10 +292,12 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 	size_t napps, nips, i, shown;
 	uint64_t total = 0;
 
-	apps = sleepy_profile_apps(profile, &napps);
-	for (i = 0; i < napps; i++)
-		if (sleepy_report_app_selected(opts, apps[i]))
-			total += apps[i]->samples;
+	for (i = 0; i < profile->apps.capacity; i++) {
+		app = sleepy_table_slot(&profile->apps, i);
+		if (app && sleepy_report_app_selected(opts, app))
+			total += app->samples;
+	}
+	app = NULL;
 	if (rec->header.frequency)
 		snprintf(frequency, sizeof(frequency), "%u Hz",
 			 rec->header.frequency);
@@ -348,9 +350,9 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		else
 			sleepy_callgraph_report(&out, opts, profile);
 		sleepy_output_end(&out);
-		free(apps);
 		return;
 	}
+	apps = sleepy_profile_apps(profile, &napps);
 	ips = sleepy_profile_ips(profile, &nips);
 
 	sleepy_output_report(&out, "by_app", "By application", SLEEPY_COLUMNS_APP);
