@@ -528,10 +528,11 @@ static void end_group(struct sort *s, struct row_batch *batch,
 	s->groups[s->ngroups++] = (struct group) { *first, s->nrows };
 }
 
-/* A selected application and the first cell of its rows. */
+/* A selected application, the first cell of its rows, its IP counts. */
 struct grouped_app {
 	struct cell first;
 	struct sleepy_app *app;
+	size_t counts;
 };
 
 static bool same_group(const struct grouped_app *a,
@@ -549,7 +550,7 @@ static size_t group_counts(const struct grouped_app *first,
 	size_t counts = 0;
 
 	do
-		counts += a->app->ips.used;
+		counts += a->counts;
 	while (++a < end && same_group(first, a));
 	return counts;
 }
@@ -594,6 +595,7 @@ static void add_rows(struct sort *s)
 		if (!app || !sleepy_report_app_selected(s->opts, app))
 			continue;
 		selected[napps].app = app;
+		selected[napps].counts = app->ips.used;
 		if (grouped)
 			selected[napps].first = app_cell(s, first, app);
 		most_rows += app->ips.used;
@@ -608,6 +610,9 @@ static void add_rows(struct sort *s)
 	s->rows = sleepy_xrealloc(NULL, (most_rows ?: 1) * s->row_size);
 	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
 	for (a = 0; a < napps; a++) {
+		/* The next one's counts, far from this one's in memory. */
+		if (a + 1 < napps)
+			__builtin_prefetch(selected[a + 1].app->ips.entries);
 		/* Room for the group's rows at its start: it need not grow. */
 		if (!s->group.capacity && grouped)
 			sleepy_table_reserve(&s->group, group_counts(selected + a,
@@ -698,11 +703,10 @@ static int cmp_ranked_texts(const void *a, const void *b, void *end)
  * first), the lowest @samples is the cell that comes first.  Its text
  * first (the texts of a key's numbered cells differ before their
  * numbers: "" alone, or the marks, "[.] " before "[k] "), then its
- * digits left-aligned, then how many.
+ * digits left-aligned, then how many; the item is the index of its row.
  */
 static struct sleepy_order numbered_order(const struct cell *c,
-					  enum number_format format,
-					  const struct sorted_row *row)
+					  enum number_format format, size_t row)
 {
 	uint64_t text = c->text == kernel_mark ? 2 : c->text == user_mark;
 	unsigned int digits;
@@ -711,7 +715,7 @@ static struct sleepy_order numbered_order(const struct cell *c,
 	return (struct sleepy_order) {
 		.samples = ~(text << 8 | aligned >> 56),
 		.ranks = aligned << 8 | digits,
-		.item = row,
+		.item = (const void *)row,
 	};
 }
 
@@ -766,7 +770,7 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 		c = &row_at(s, row)->cells[k];
 		if (number_format(key, c) != NO_NUMBER) {
 			numbered[nnumbered++] = numbered_order(c,
-				number_format(key, c), row_at(s, row));
+				number_format(key, c), row);
 		} else if (!text_rank[c->number]) {
 			text_rank[c->number] = 1;
 			sorted[ntexts++] = (struct ranked_text) { c->text, c->number };
@@ -781,9 +785,9 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 		struct cell cell;
 
 		if (j + ROW_AHEAD < nnumbered)
-			__builtin_prefetch(numbered[j + ROW_AHEAD].item);
+			__builtin_prefetch(row_at(s, (size_t)numbered[j + ROW_AHEAD].item));
 		if (j < nnumbered)
-			numbered_row = numbered[j].item;
+			numbered_row = row_at(s, (size_t)numbered[j].item);
 		text_first = !numbered_row ||
 			     (i < ntexts &&
 			      cmp_text_number(key, sorted[i].text,
@@ -796,8 +800,7 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 		if (text_first)
 			text_rank[sorted[i++].index] = r + 1;
 		else
-			rank[((const unsigned char *)numbered_row - s->rows) /
-			     s->row_size] = r;
+			rank[(size_t)numbered[j].item] = r;
 		j += !text_first;
 	}
 	for (row = 0; row < s->nrows; row++) {
