@@ -8,7 +8,6 @@
 #include "model/irq.h"
 #include "model/sched.h"
 
-#define READ_BATCH	16	/* records */
 #define INSERTION_SORT_MAX 16
 #define SAMPLES_BUCKETS	65536
 
@@ -507,54 +506,20 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 	}
 }
 
-/* The entry where the lookup of @sample's IP count starts; NULL if none. */
-static const void *ip_count_entry(struct sleepy_profile *profile,
-				  const struct sleepy_sample *sample)
-{
-	const struct sleepy_app *app = *recent_app(profile, sample->appid);
-
-	if (!app || app->appid != sample->appid) {
-		app = sleepy_table_find(&profile->apps, sample->appid, NULL,
-					NULL);
-		if (!app)
-			return NULL;
-	}
-	return sleepy_table_probe(&app->ips,
-				  ip_count_key(sample, profile->by_tid));
-}
-
 /*
- * Records are read a batch at a time, and the batch's samples' entries
- * are prefetched before any sample is added: with millions of distinct
- * IPs the tables are far larger than the caches, and waiting for one
- * entry after the other took most of the time.  Fetched together, the
- * waits overlap.
+ * Records one after the other: each application's IP counts are a table
+ * of their own, sized from its program's last instance, small enough to
+ * stay in the caches while the application runs.  Fetching the entries
+ * of a batch of samples ahead, which paid when one table held every IP
+ * count, now costs more than it saves.
  */
 int sleepy_profile_read(struct sleepy_profile *profile,
 			struct sleepy_recording *rec)
 {
-	const struct sleepy_record_header *batch[READ_BATCH];
-	size_t n, i;
+	const struct sleepy_record_header *record;
 
-	do {
-		for (n = 0; n < READ_BATCH &&
-			    (batch[n] = sleepy_recording_next(rec)); n++) {
-			const void *entry = NULL;
-
-			if (batch[n]->type == SLEEPY_REC_SAMPLE)
-				entry = ip_count_entry(profile,
-						       (const void *)batch[n]);
-			/*
-			 * For reading: x86-64's baseline has no write
-			 * prefetch.  In a helper of its own, GCC would take
-			 * the prefetch for no effect and drop it.
-			 */
-			if (entry)
-				__builtin_prefetch(entry);
-		}
-		for (i = 0; i < n; i++)
-			sleepy_profile_add(profile, batch[i]);
-	} while (n == READ_BATCH);
+	while ((record = sleepy_recording_next(rec)))
+		sleepy_profile_add(profile, record);
 	return rec->error[0] ? -1 : 0;
 }
 
