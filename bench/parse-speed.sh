@@ -120,9 +120,8 @@ die() {
 	exit 1
 }
 
-if ! command -v perf > /dev/null || [ ! -x /usr/bin/time ]; then
-	bash "$top/scripts/deps.sh" ||
-		die "needs perf (linux-perf) and /usr/bin/time (time)"
+if ! command -v perf > /dev/null; then
+	bash "$top/scripts/deps.sh" || die "needs perf (linux-perf)"
 fi
 if [ ! -e "$top/build/headers/include/linux/sleepy.h" ]; then
 	make -s -C "$top" headers
@@ -185,14 +184,25 @@ median() {
 
 # Runs "$@" once, its output to /dev/null; appends "wall-s cpu-s rss-KiB
 # symbols-s" to the file $1 (symbols-s from sleepy-parse --times, else -).
+# Its rusage to the microsecond: /usr/bin/time prints hundredths, a tenth
+# of a run of 0.1 s.
 run_timed() {
-	local times=$1 out=$cache/time.out err=$cache/time.err wall user sys rss
+	local times=$1 out=$cache/time.out err=$cache/time.err wall cpu rss
 	local symbols
 
 	shift
-	/usr/bin/time -f '%e %U %S %M' -o "$out" "$@" > /dev/null 2> "$err" ||
-		die "failed: $*"
-	read -r wall user sys rss < "$out"
+	/usr/bin/python3 -c '
+import os, subprocess, sys, time
+start = time.monotonic()
+child = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL,
+                         stderr=open(sys.argv[2], "w"))
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write("%.6f %.6f %d\n" % (time.monotonic() - start,
+                                  usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) != 0)
+' "$out" "$err" "$@" || die "failed: $*"
+	read -r wall cpu rss < "$out"
 	symbols=-
 	case $1 in
 	*sleepy-parse)
@@ -200,7 +210,7 @@ run_timed() {
 		[ -n "$symbols" ] || die "no --times line from: $*"
 		;;
 	esac
-	echo "$wall $(echo "$user + $sys" | bc) $rss $symbols" >> "$times"
+	echo "$wall $cpu $rss $symbols" >> "$times"
 }
 
 # label|command (the first %s its options, the second its input)|what
@@ -330,15 +340,15 @@ for line in sys.stdin:
                  "same_work_as": same,
                  "input_bytes": int(nbytes), "output_lines": int(lines),
                  "wall_s": wall, "cpu_s": cpu, "peak_rss_kib": int(rss),
-                 "samples_per_s_wall": round(samples / max(wall, 0.01)),
-                 "samples_per_s_cpu": round(samples / max(cpu, 0.01)),
+                 "samples_per_s_wall": round(samples / max(wall, 1e-6)),
+                 "samples_per_s_cpu": round(samples / max(cpu, 1e-6)),
                  "cpu_s_min": float(cpu_min), "cpu_s_max": float(cpu_max)}
     if symbols != "-":
         # Names included, the reading of symbol files told apart:
         # the samples per second the common reports aim at.
         row["symbol_files_cpu_s"] = float(symbols)
         row["samples_per_s_cpu_without_symbol_files"] = round(
-            samples / max(cpu - float(symbols), 0.01))
+            samples / max(cpu - float(symbols), 1e-6))
     rows.append(row)
 
 
@@ -359,9 +369,9 @@ for row in rows:
     elif row["tool"] in ("sleepy-parse -s pid,sym", "sleepy-parse -s app,dso,sym"):
         # what naming every sample costs over aggregating them
         ref = row_of(row["set"], "sleepy-parse -s pid,ip")
-        row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 0.01), 2)
+        row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 1e-6), 2)
 
-head = "%-15s %-28s %9s %7s %16s %7s %11s %8s %8s %s"
+head = "%-15s %-28s %9s %7s %20s %7s %11s %8s %8s %s"
 print(head % ("", "", "", "wall", "cpu s", "symbol", "samples/s", "peak RSS", "output", ""))
 print(head % ("set", "tool", "samples", "s", "min/median/max", "files s", "(cpu)", "MiB",
               "lines", "ratio"))
@@ -376,7 +386,7 @@ for r in rows:
     else:
         ratio = ""
     print(head % (r["set"], r["tool"], r["samples"], "%.2f" % r["wall_s"],
-                  "%.2f/%.2f/%.2f" % (r["cpu_s_min"], r["cpu_s"], r["cpu_s_max"]),
+                  "%.3f/%.3f/%.3f" % (r["cpu_s_min"], r["cpu_s"], r["cpu_s_max"]),
                   "%.3f" % r["symbol_files_cpu_s"] if "symbol_files_cpu_s" in r else "-",
                   r["samples_per_s_cpu"], "%.1f" % (r["peak_rss_kib"] / 1024),
                   r["output_lines"], ratio))

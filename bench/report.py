@@ -401,7 +401,7 @@ def parse_speed_table(speed):
                 f"{r['size'] // 1000000} M")
         without = r.get("samples_per_s_cpu_without_symbol_files")
         rows.append([size, r["tool"], f"{r['samples']}",
-                     f"{r['cpu_s_min']:.2f}/{r['cpu_s']:.2f}/{r['cpu_s_max']:.2f}",
+                     f"{r['cpu_s_min']:.3f}/{r['cpu_s']:.3f}/{r['cpu_s_max']:.3f}",
                      f"{r['symbol_files_cpu_s']:.3f}" if "symbol_files_cpu_s" in r else "-",
                      f"{r['samples_per_s_cpu'] / 1e6:.2f}",
                      f"{without / 1e6:.2f}" if without else "-",
