@@ -746,10 +746,10 @@ static int cmp_text_number(enum sleepy_sort_key key, const char *text,
  * Ranks key @k's cells of every row into @rank (one per row): equal
  * ranks for cells that order as equals.  Returns how many ranks.  Text
  * cells are few (names), ranked by sorting the distinct ones, known by
- * their copies' indexes; numbered
- * cells are about one per row (an unnamed IP's), sorted as numbers by a
- * radix sort; the two orders are then merged.  Hashing and sorting every
- * distinct cell as text took a fifth of a large report's time.
+ * their copies' indexes; numbered cells are about one per row (an
+ * unnamed IP's), sorted as numbers by a radix sort; the two orders are
+ * then merged.  Hashing and sorting every distinct cell as text took a
+ * fifth of a large report's time.
  */
 static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
 {
