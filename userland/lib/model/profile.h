@@ -96,7 +96,7 @@ struct sleepy_exited {
 };
 
 #define SLEEPY_RECENT_APPS	16	/* a power of two */
-#define SLEEPY_IPS_GUESS_MAX	4096
+#define SLEEPY_IPS_GUESS_MAX	1024
 /* Records: more than every CPU's buffer holds at the default size. */
 #define SLEEPY_PACK_AFTER	(1 << 18)
 
