@@ -751,12 +751,12 @@ static int cmp_text_number(enum sleepy_sort_key key, const char *text,
  * then merged.  Hashing and sorting every distinct cell as text took a
  * fifth of a large report's time.
  */
-static uint64_t rank_cells(struct sort *s, unsigned int k, uint64_t *rank)
+static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 {
 	enum sleepy_sort_key key = s->opts->sort[k];
 	char end = k + 1 < s->ncells ? SEPARATOR : '\0';
 	/* By a copy's index: its rank + 1, 0 if no cell of @k has it. */
-	uint64_t *text_rank = sleepy_xcalloc(s->ntexts ?: 1, sizeof(*text_rank));
+	uint32_t *text_rank = sleepy_xcalloc(s->ntexts ?: 1, sizeof(*text_rank));
 	struct ranked_text *sorted;
 	struct sleepy_order *numbered;
 	struct cell previous = { NULL, 0 };
@@ -838,7 +838,7 @@ static int cmp_groups(const void *a, const void *b, void *arg)
  * rank_cells() of the first key when the rows are in groups (add_rows()):
  * the groups' cells are ranked, a few thousand rather than every row's.
  */
-static uint64_t rank_groups(struct sort *s, uint64_t *rank)
+static uint64_t rank_groups(struct sort *s, uint32_t *rank)
 {
 	struct rank_context context = {
 		s->opts->sort[0], s->ncells > 1 ? SEPARATOR : '\0',
@@ -870,8 +870,8 @@ static uint64_t rank_groups(struct sort *s, uint64_t *rank)
 /* What orders the rows of the largest samples: all of it. */
 struct run_context {
 	const struct sort *sort;
-	const uint64_t *group_rank;	/* by row */
-	const uint64_t *rest;		/* by row: the other keys' ranks */
+	const uint32_t *group_rank;	/* by row */
+	const uint32_t *rest;		/* by row: the other keys' ranks */
 };
 
 /*
@@ -882,7 +882,7 @@ struct run_context {
 static int cmp_run_rows(const void *a, const void *b, void *arg)
 {
 	const struct run_context *c = arg;
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	uint64_t sx = row_at(c->sort, x)->samples, sy = row_at(c->sort, y)->samples;
 
 	if (sx != sy)
@@ -898,7 +898,7 @@ static int cmp_run_rows(const void *a, const void *b, void *arg)
  * The counting-sort key of @row: its rank in @ranks, or without ranks its
  * samples, most first (SAMPLES_BUCKETS or more share the first key).
  */
-static uint64_t count_key(const struct sort *s, const uint64_t *ranks,
+static uint64_t count_key(const struct sort *s, const uint32_t *ranks,
 			  size_t row)
 {
 	uint64_t samples;
@@ -913,8 +913,9 @@ static uint64_t count_key(const struct sort *s, const uint64_t *ranks,
  * Stable counting sort of the @n row indexes at @from into @to by their
  * count_key() of @ranks, below @nkeys.
  */
-static void count_sort(const struct sort *s, const size_t *from, size_t *to,
-		       size_t n, uint64_t nkeys, const uint64_t *ranks)
+static void count_sort(const struct sort *s, const uint32_t *from,
+		       uint32_t *to, size_t n, uint64_t nkeys,
+		       const uint32_t *ranks)
 {
 	size_t *place = sleepy_xcalloc(nkeys, sizeof(*place));
 	size_t i, next = 0;
@@ -941,13 +942,13 @@ static void count_sort(const struct sort *s, const size_t *from, size_t *to,
  * row by samples and all ranks at once took a tenth of a large report,
  * and its memory twice over.
  */
-static size_t *sorted_in_groups(struct sort *s, const uint64_t *group_rank,
-				uint64_t ngroup_ranks, const uint64_t *rest,
-				uint64_t nrest)
+static uint32_t *sorted_in_groups(struct sort *s, const uint32_t *group_rank,
+				  uint64_t ngroup_ranks, const uint32_t *rest,
+				  uint64_t nrest)
 {
 	struct run_context context = { s, group_rank, rest };
-	size_t *order = sleepy_xcalloc(s->nrows ?: 1, sizeof(*order));
-	size_t *tmp = sleepy_xcalloc(s->nrows ?: 1, sizeof(*tmp));
+	uint32_t *order = sleepy_xcalloc(s->nrows ?: 1, sizeof(*order));
+	uint32_t *tmp = sleepy_xcalloc(s->nrows ?: 1, sizeof(*tmp));
 	size_t i, largest;
 
 	for (i = 0; i < s->nrows; i++)
@@ -968,17 +969,25 @@ static size_t *sorted_in_groups(struct sort *s, const uint64_t *group_rank,
  * The indexes of s->rows in the report's order, in an array the caller
  * frees.  Each key's cells are ranked once, and the rows ordered by their
  * samples and ranks, as many keys' as fit in 64 bits: comparing the
- * cells' texts row by row took most of a large report's time.
+ * cells' texts row by row took most of a large report's time.  Indexes
+ * and ranks are 32 bits (fewer than 2^32 rows and texts: 160 GiB of rows):
+ * half the memory of the sort, faulted in anew each report.
  */
-static size_t *sorted_rows(struct sort *s)
+static uint32_t *sorted_rows(struct sort *s)
 {
-	uint64_t *rank[SLEEPY_SORT_KEYS], radix[SLEEPY_SORT_KEYS], span = 1;
+	uint64_t radix[SLEEPY_SORT_KEYS], span = 1;
+	uint32_t *rank[SLEEPY_SORT_KEYS], *order;
 	struct sleepy_order *orders;
 	unsigned int nranked, k;
-	size_t *order, i;
+	size_t i;
 
+	if (s->nrows >= UINT32_MAX - s->ntexts) {
+		fprintf(stderr, "sleepy-parse: %zu rows, more than a --sort report can order\n",
+			s->nrows);
+		exit(1);
+	}
 	for (nranked = 0; nranked < s->ncells; nranked++) {
-		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint64_t));
+		rank[nranked] = sleepy_xcalloc(s->nrows ?: 1, sizeof(uint32_t));
 		radix[nranked] = nranked == 0 && s->groups ?
 				 rank_groups(s, rank[0]) :
 				 rank_cells(s, nranked, rank[nranked]);
@@ -1033,7 +1042,8 @@ void sleepy_sort_report(struct sleepy_output *out,
 	const struct sorted_row *row;
 	uint64_t previous_samples = 0;
 	struct sort s;
-	size_t *order, i;
+	uint32_t *order;
+	size_t i;
 	unsigned int k;
 
 	if (opts->sort[0] == SLEEPY_SORT_CPU) {
