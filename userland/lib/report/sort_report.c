@@ -867,7 +867,10 @@ static uint64_t rank_groups(struct sort *s, uint32_t *rank)
 /* Ranks sorted by counting: a bucket each, past that too much memory. */
 #define COUNTED_RANKS_MAX (1 << 24)
 
-/* What orders the rows of the largest samples: all of it. */
+/*
+ * What cmp_run_rows() orders rows by: all of their keys, for the rows of
+ * SAMPLES_BUCKETS samples or more, which share a counting-sort bucket.
+ */
 struct run_context {
 	const struct sort *sort;
 	const uint32_t *group_rank;	/* by row */
