@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 129
+#define PLANNED_TESTS 131
 
 static int failures, tests;
 
@@ -2589,13 +2589,20 @@ static void put_exit(struct builder *b, uint32_t appid, uint64_t time)
 	put(b, &e, sizeof(e));
 }
 
-/* Feeds the records of @b (after its header) into @p, as sleepy-agent does. */
+/*
+ * Feeds the records of @b (after its header) into @p, as sleepy-agent does.
+ * A builder whose records do not all read fails the run: a test on them
+ * would check less than it says.
+ */
 static void take_all(struct builder *b, struct sleepy_profile *p)
 {
 	struct sleepy_recording rec;
 
-	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
-		sleepy_profile_read(p, &rec);
+	if (sleepy_recording_open_mem(&rec, b->data, b->size) ||
+	    sleepy_profile_read(p, &rec)) {
+		printf("# take_all: %s\n", rec.error);
+		failures++;
+	}
 	sleepy_recording_close(&rec);
 }
 
@@ -2629,11 +2636,11 @@ static void test_interval_forgets_every_app(void)
 	struct sleepy_profile p;
 	const struct sleepy_app *app;
 
-	put_header(&one, 1);
+	put_header(&one, 2);
 	put_instance(&one, 1, 0, 1000, 1000, "short", 1);
 	put_sample(&one, 1, 0x401000, 0, 0);
 	put_exit(&one, 1, 2000);
-	put_header(&two, 1);
+	put_header(&two, 2);
 	put_sample(&two, 1, 0x401000, 0, 0);
 	sleepy_profile_init(&p);
 	take_all(&one, &p);
@@ -2646,6 +2653,37 @@ static void test_interval_forgets_every_app(void)
 	sleepy_profile_free(&p);
 	free(one.data);
 	free(two.data);
+}
+
+/*
+ * A new instance's IP table starts with the room its program's last
+ * instance needed, and an interval forgets those sizes.
+ */
+static void test_table_sized_from_last_instance(void)
+{
+	struct builder b = {};
+	struct sleepy_profile p;
+	const struct sleepy_app *second;
+	uint64_t ip;
+
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "short", 1);
+	for (ip = 0x401000; ip < 0x401000 + 40 * 16; ip += 16)
+		put_sample(&b, 1, ip, 0, 0);
+	put_exit(&b, 1, 2000);
+	put_instance(&b, 2, 0, 1001, 3000, "short", 2);
+	sleepy_profile_init(&p);
+	take_all(&b, &p);
+	second = sleepy_table_find(&p.apps, 2, NULL, NULL);
+	check(second && !second->ips.used && second->ips.capacity * 3 >= 40 * 4,
+	      "tables: a new instance starts with room for its program's last one's 40 IP counts (capacity %zu)",
+	      second ? second->ips.capacity : 0);
+	sleepy_profile_next_interval(&p, 2500);
+	check(!p.ips_by_name.used,
+	      "intervals: the programs' table sizes are forgotten with the interval (%zu left)",
+	      p.ips_by_name.used);
+	sleepy_profile_free(&p);
+	free(b.data);
 }
 
 /*
@@ -3132,6 +3170,7 @@ int main(int argc, char **argv)
 	test_pprof_threads();
 	test_intervals();
 	test_interval_forgets_every_app();
+	test_table_sized_from_last_instance();
 	test_vdso();
 	test_entry_ip_rows();
 	test_exit_wakes_parent();

@@ -818,6 +818,8 @@ bool sleepy_profile_next_interval(struct sleepy_profile *profile,
 	profile->apps = kept;
 	forget_recent_apps(profile);
 	forget_exits(profile);
+	/* Learnt again each interval: a long run meets ever more names. */
+	sleepy_table_free(&profile->ips_by_name);
 
 	for (i = n = 0; i < profile->nmappings; i++)
 		if (sleepy_table_find(&profile->apps, profile->mappings[i].appid,

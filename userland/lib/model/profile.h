@@ -199,10 +199,11 @@ void sleepy_profile_add(struct sleepy_profile *profile,
 /*
  * For a continuous profile (sleepy-agent), once the report of the interval
  * that began at @since_ns is written: forgets its samples, stacks,
- * counters and kernel symbols, and the applications that ended before
- * @since_ns, with their mappings, unless one kept still looks its
- * mappings up through them; keeps the others, and an exec's mappings
- * whose instance is not announced yet, for the next interval's records.
+ * counters, kernel symbols and the programs' table sizes (ips_by_name),
+ * and the applications that ended before @since_ns, with their mappings,
+ * unless one kept still looks its mappings up through them; keeps the
+ * others, and an exec's mappings whose instance is not announced yet, for
+ * the next interval's records.
  * Returns true if the paths were interned anew (those of the mappings
  * forgotten freed): the caller's struct sleepy_dsos, which knows files by
  * those paths, must then start over.
