@@ -556,17 +556,21 @@ static size_t group_counts(const struct grouped_app *first,
 }
 
 /*
- * Any order that keeps a group together (by its cell's pointer and
- * number), then by appid.
+ * An order that keeps a group together, then by appid: by the first
+ * cell's number (a pid, or an application's label's copy index) before
+ * its pointer.  The groups' order is the order the files are first
+ * looked up in, which decides what a file reached by two paths is opened
+ * and warned about by: in the order of pointers, that changed with the
+ * build's memory layout.
  */
 static int cmp_grouped_apps(const void *a, const void *b)
 {
 	const struct grouped_app *x = a, *y = b;
 
-	if (x->first.text != y->first.text)
-		return (uintptr_t)x->first.text < (uintptr_t)y->first.text ? -1 : 1;
 	if (x->first.number != y->first.number)
 		return x->first.number < y->first.number ? -1 : 1;
+	if (x->first.text != y->first.text)
+		return (uintptr_t)x->first.text < (uintptr_t)y->first.text ? -1 : 1;
 	return sleepy_cmp_u64(x->app->appid, y->app->appid);
 }
 
