@@ -9,7 +9,6 @@
 #include "model/sched.h"
 
 #define INSERTION_SORT_MAX 16
-#define SAMPLES_BUCKETS	65536
 
 /* For a table of applications made anew, or one that moved them. */
 static void forget_recent_apps(struct sleepy_profile *profile)
@@ -943,25 +942,16 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 }
 
 /*
- * Counting-sort bucket of @samples (a count has at least one): most
- * first, the largest together.
- */
-static size_t samples_bucket(uint64_t samples)
-{
-	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
-}
-
-/*
  * End of the counts from @i on that are left to sort among themselves:
  * those of one application with equal samples, or all of
- * SAMPLES_BUCKETS samples or more, which share a bucket.
+ * SLEEPY_SAMPLES_BUCKETS samples or more, which share a bucket.
  */
 static size_t run_end(const struct sleepy_ip_count *c, size_t i, size_t n)
 {
 	size_t j = i + 1;
 
-	if (c[i].samples >= SAMPLES_BUCKETS)
-		while (j < n && c[j].samples >= SAMPLES_BUCKETS)
+	if (c[i].samples >= SLEEPY_SAMPLES_BUCKETS)
+		while (j < n && c[j].samples >= SLEEPY_SAMPLES_BUCKETS)
 			j++;
 	else
 		while (j < n && c[j].samples == c[i].samples &&
@@ -974,8 +964,9 @@ static size_t run_end(const struct sleepy_ip_count *c, size_t i, size_t n)
  * The counts are placed by a counting sort on samples, application after
  * application by appid: then only the counts of one application with
  * equal samples need sorting among themselves, by IP (and the few with
- * SAMPLES_BUCKETS samples or more by everything).  Several times faster
- * than qsort on pointers into the tables once there are millions of IPs.
+ * SLEEPY_SAMPLES_BUCKETS samples or more by everything).  Several times
+ * faster than qsort on pointers into the tables once there are millions
+ * of IPs.
  */
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count)
@@ -985,18 +976,18 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 	struct sleepy_app **apps;
 
 	apps = (struct sleepy_app **)sorted(&profile->apps, &napps, cmp_appids);
-	place = sleepy_xcalloc(SAMPLES_BUCKETS, sizeof(*place));
+	place = sleepy_xcalloc(SLEEPY_SAMPLES_BUCKETS, sizeof(*place));
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
 			struct sleepy_ip_count *slot =
 				sleepy_table_slot(&apps[i]->ips, j);
 
 			if (slot)
-				place[samples_bucket(slot->samples)]++;
+				place[sleepy_samples_bucket(slot->samples)]++;
 		}
 		n += apps[i]->ips.used;
 	}
-	for (i = 0, j = 0; i < SAMPLES_BUCKETS; i++) {
+	for (i = 0, j = 0; i < SLEEPY_SAMPLES_BUCKETS; i++) {
 		size_t here = place[i];
 
 		place[i] = j;
@@ -1011,7 +1002,7 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 				sleepy_table_slot(&apps[i]->ips, j);
 
 			if (slot)
-				copies[place[samples_bucket(slot->samples)]++] =
+				copies[place[sleepy_samples_bucket(slot->samples)]++] =
 					*slot;
 		}
 	}

@@ -76,6 +76,20 @@ uint64_t sleepy_fnv(uint64_t hash, const void *data, size_t len);
  */
 uint64_t sleepy_hash_words(uint64_t hash, const void *words, size_t n);
 
+/*
+ * Counting sorts of rows by samples, most first: a bucket per count of
+ * samples below SLEEPY_SAMPLES_BUCKETS, and the first bucket for all the
+ * larger ones (few), which are then sorted among themselves.
+ */
+#define SLEEPY_SAMPLES_BUCKETS	65536
+
+/* The bucket of @samples (at least one). */
+static inline size_t sleepy_samples_bucket(uint64_t samples)
+{
+	return samples >= SLEEPY_SAMPLES_BUCKETS ? 0 :
+	       SLEEPY_SAMPLES_BUCKETS - samples;
+}
+
 /* -1, 0 or 1 as @a is below, equal to or above @b: for qsort()'s. */
 static inline int sleepy_cmp_u64(uint64_t a, uint64_t b)
 {

@@ -866,14 +866,12 @@ static uint64_t rank_groups(struct sort *s, uint32_t *rank)
 	return r + 1;
 }
 
-/* Counting-sort buckets of rows by samples: the largest share the first. */
-#define SAMPLES_BUCKETS	65536
 /* Ranks sorted by counting: a bucket each, past that too much memory. */
 #define COUNTED_RANKS_MAX (1 << 24)
 
 /*
  * What cmp_run_rows() orders rows by: all of their keys, for the rows of
- * SAMPLES_BUCKETS samples or more, which share a counting-sort bucket.
+ * SLEEPY_SAMPLES_BUCKETS samples or more, which share a counting-sort bucket.
  */
 struct run_context {
 	const struct sort *sort;
@@ -903,17 +901,14 @@ static int cmp_run_rows(const void *a, const void *b, void *arg)
 
 /*
  * The counting-sort key of @row: its rank in @ranks, or without ranks its
- * samples, most first (SAMPLES_BUCKETS or more share the first key).
+ * samples, most first (SLEEPY_SAMPLES_BUCKETS or more share the first key).
  */
 static uint64_t count_key(const struct sort *s, const uint32_t *ranks,
 			  size_t row)
 {
-	uint64_t samples;
-
 	if (ranks)
 		return ranks[row];
-	samples = row_at(s, row)->samples;
-	return samples >= SAMPLES_BUCKETS ? 0 : SAMPLES_BUCKETS - samples;
+	return sleepy_samples_bucket(row_at(s, row)->samples);
 }
 
 /*
@@ -945,7 +940,7 @@ static void count_sort(const struct sort *s, const uint32_t *from,
  * (@group_rank, below @ngroup_ranks) and other keys' ranks (@rest, below
  * @nrest) are small numbers: stable counting sorts by the other keys,
  * then the group, then the samples, and of the few rows of
- * SAMPLES_BUCKETS samples or more a sort of their own.  Sorting every
+ * SLEEPY_SAMPLES_BUCKETS samples or more a sort of their own.  Sorting every
  * row by samples and all ranks at once took a tenth of a large report,
  * and its memory twice over.
  */
@@ -962,10 +957,10 @@ static uint32_t *sorted_in_groups(struct sort *s, const uint32_t *group_rank,
 		tmp[i] = i;
 	count_sort(s, tmp, order, s->nrows, nrest, rest);
 	count_sort(s, order, tmp, s->nrows, ngroup_ranks, group_rank);
-	count_sort(s, tmp, order, s->nrows, SAMPLES_BUCKETS, NULL);
+	count_sort(s, tmp, order, s->nrows, SLEEPY_SAMPLES_BUCKETS, NULL);
 	free(tmp);
 	for (largest = 0; largest < s->nrows &&
-			  row_at(s, order[largest])->samples >= SAMPLES_BUCKETS;
+			  row_at(s, order[largest])->samples >= SLEEPY_SAMPLES_BUCKETS;
 	     largest++)
 		;
 	qsort_r(order, largest, sizeof(*order), cmp_run_rows, &context);
