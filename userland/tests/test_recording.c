@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 131
+#define PLANNED_TESTS 133
 
 static int failures, tests;
 
@@ -3118,10 +3118,10 @@ static void test_pack_exited(void)
 	take_all(&b, &p);
 	app = sleepy_table_find(&p.apps, 1, NULL, NULL);
 	for (i = 0; app && i < app->ips.capacity; i++) {
-		const struct sleepy_ip_count *count = sleepy_table_slot(&app->ips, i);
+		struct sleepy_ip_count count;
 
-		if (count && count->ip == 0x401000)
-			at_first_ip = count->samples;
+		if (sleepy_app_ip_count(app, i, &count) && count.ip == 0x401000)
+			at_first_ip = count.samples;
 	}
 	check(app && !app->ips.packed && app->ips.used == 11 && app->samples == 102 &&
 	      at_first_ip == 11,
@@ -3129,6 +3129,89 @@ static void test_pack_exited(void)
 	      app ? app->samples : 0, app ? app->ips.used : 0, at_first_ip);
 	sleepy_profile_free(&p);
 	free(b.data);
+}
+
+/* A sample of appid 1 on CPU 0 at @user_ip, @kernel_ip, by thread @tid. */
+static void put_thread_sample(struct builder *b, uint64_t user_ip,
+			      uint64_t kernel_ip, uint32_t flags, uint32_t tid)
+{
+	struct sleepy_sample s = {
+		.header = { SLEEPY_REC_SAMPLE, sizeof(s), 0 },
+		.time_ns = 2000 + b->size, .user_ip = user_ip,
+		.kernel_ip = kernel_ip, .appid = 1, .tid = tid, .flags = flags,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+/*
+ * The IP counts a table keeps in 8 bytes beside the IP read back whole:
+ * IPs 0 and UINT64_MAX (stored alike), one IP in user mode, entered the
+ * kernel from and as a kernel IP, and by thread apart or together.
+ */
+static void test_ip_count_kinds(void)
+{
+	static const struct {
+		uint64_t user_ip, kernel_ip;
+		uint32_t flags, tid, samples;
+	} put_ips[] = {
+		{ 0, 0, 0, 5, 2 },
+		{ UINT64_MAX, 0, 0, 5, 3 },
+		{ 0x1000, 0, 0, 5, 1 },
+		{ 0x1000, 0, SLEEPY_SAMPLE_IN_KERNEL, 5, 4 },
+		{ 0x2000, 0x1000, SLEEPY_SAMPLE_IN_KERNEL, 5, 5 },
+		{ 0x1000, 0, 0, 6, 6 },
+	};
+	static const struct {
+		uint64_t ip;
+		bool in_kernel, entry_ip;
+		uint32_t tid;
+		uint64_t samples[2];	/* together, by thread */
+	} want[] = {
+		{ 0, false, false, 5, { 2, 2 } },
+		{ UINT64_MAX, false, false, 5, { 3, 3 } },
+		{ 0x1000, false, false, 5, { 7, 1 } },
+		{ 0x1000, true, true, 5, { 4, 4 } },
+		{ 0x1000, true, false, 5, { 5, 5 } },
+		{ 0x1000, false, false, 6, { 0, 6 } },
+	};
+	int by_tid;
+
+	for (by_tid = 0; by_tid < 2; by_tid++) {
+		struct builder b = {};
+		struct sleepy_ip_count **ips;
+		struct sleepy_profile p;
+		size_t nips, found = 0, i, j, k;
+
+		put_header(&b, 1);
+		put_app(&b, 1, "kinds", 1);
+		for (i = 0; i < sizeof(put_ips) / sizeof(put_ips[0]); i++)
+			for (k = 0; k < put_ips[i].samples; k++)
+				put_thread_sample(&b, put_ips[i].user_ip,
+						  put_ips[i].kernel_ip,
+						  put_ips[i].flags, put_ips[i].tid);
+		sleepy_profile_init(&p);
+		p.by_tid = by_tid;
+		take_all(&b, &p);
+		ips = sleepy_profile_ips(&p, &nips);
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			uint32_t tid = by_tid ? want[i].tid : 0;
+
+			for (j = 0; j < nips; j++)
+				if (ips[j]->appid == 1 && ips[j]->ip == want[i].ip &&
+				    ips[j]->in_kernel == want[i].in_kernel &&
+				    ips[j]->entry_ip == want[i].entry_ip &&
+				    ips[j]->tid == tid &&
+				    ips[j]->samples == want[i].samples[by_tid])
+					found++;
+		}
+		check(nips == 5u + by_tid && found == nips,
+		      "IP counts %s: IPs 0 and all ones, user, entry and kernel mode read back (%zu of %zu found, %u counts)",
+		      by_tid ? "by thread" : "together", found, nips, 5 + by_tid);
+		free(ips);
+		sleepy_profile_free(&p);
+		free(b.data);
+	}
 }
 
 int main(int argc, char **argv)
@@ -3175,5 +3258,6 @@ int main(int argc, char **argv)
 	test_entry_ip_rows();
 	test_exit_wakes_parent();
 	test_exit_tail();
+	test_ip_count_kinds();
 	return failures ? 1 : 0;
 }

@@ -82,6 +82,40 @@ static struct sleepy_app **recent_app(struct sleepy_profile *profile,
 	return &profile->recent_apps[appid & (SLEEPY_RECENT_APPS - 1)];
 }
 
+/*
+ * An IP count as its application's table keeps it.  The key is the IP and
+ * the slot @word alone, its samples and how the IP was hit: 16 bytes an
+ * entry, half of what a whole struct sleepy_ip_count took.  A recording of
+ * many processes has hundreds of thousands of counts, and faulting their
+ * memory in was a large part of its report's time.  Counted by thread,
+ * threads at one IP would share a key: the key mixes the thread in, and
+ * the slot holds the IP and the thread as well (@word first: the slot of
+ * a table not by thread has it alone).
+ */
+struct ip_slot {
+	uint64_t word;		/* samples << IP_KIND_BITS | IP_* */
+	uint64_t ip;		/* by thread only, as is @tid */
+	uint32_t tid;
+};
+
+#define IP_IN_KERNEL	1	/* struct sleepy_ip_count.in_kernel */
+#define IP_ENTRY	2	/* struct sleepy_ip_count.entry_ip */
+#define IP_ALL_ONES	4	/* the IP is UINT64_MAX, whose key reads as 0 */
+#define IP_KIND_BITS	3
+#define IP_KIND		((1 << IP_KIND_BITS) - 1)
+
+/* A table of IP counts for @by_tid. */
+static void ip_table_init(struct sleepy_table *ips, bool by_tid)
+{
+	sleepy_table_init(ips, by_tid ? sizeof(struct ip_slot) :
+					sizeof(uint64_t));
+}
+
+static bool ip_table_by_tid(const struct sleepy_table *ips)
+{
+	return ips->slot_size > sizeof(uint64_t);
+}
+
 struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 				      uint32_t appid)
 {
@@ -97,32 +131,26 @@ struct sleepy_app *sleepy_profile_app(struct sleepy_profile *profile,
 		snprintf(app->label, sizeof(app->label), "%s",
 			 appid == SLEEPY_APPID_UNKNOWN ? "[unknown]" :
 			 "[unannounced]");
-		sleepy_table_init(&app->ips, sizeof(struct sleepy_ip_count));
+		ip_table_init(&app->ips, profile->by_tid);
 	}
 	return app;
 }
 
-/*
- * What tells IP counts apart, in fields of their own: a struct
- * sleepy_ip_count built on the stack, its bit-fields stored a byte at a
- * time and read back as a word, stalled on every sample.
- */
+/* What tells an IP count from the others of its key. */
 struct ip_key {
 	uint64_t ip;
-	uint32_t appid;
+	uint64_t kind;		/* IP_* */
 	uint32_t tid;
-	bool in_kernel;
-	bool entry_ip;
+	bool by_tid;
 };
 
 static int ip_match(const void *slot, const void *arg)
 {
-	const struct sleepy_ip_count *a = slot;
+	const struct ip_slot *a = slot;
 	const struct ip_key *b = arg;
 
-	return a->appid == b->appid && a->ip == b->ip &&
-	       a->in_kernel == b->in_kernel && a->entry_ip == b->entry_ip &&
-	       a->tid == b->tid;
+	return (a->word & IP_KIND) == b->kind &&
+	       (!b->by_tid || (a->ip == b->ip && a->tid == b->tid));
 }
 
 /* What a kernel-mode sample is charged to: the kernel IP when known. */
@@ -131,35 +159,56 @@ static bool charged_to_kernel_ip(const struct sleepy_sample *sample)
 	return (sample->flags & SLEEPY_SAMPLE_IN_KERNEL) && sample->kernel_ip;
 }
 
-/*
- * The key of @sample's IP count in its application's table.  From
- * registers only: filling the count's bit-fields first and reading them
- * back stalled on every sample (a load from a store just made in parts).
- */
-static uint64_t ip_count_key(const struct sleepy_sample *sample, bool by_tid)
-{
-	uint64_t ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
-						     sample->user_ip;
-	uint64_t tid = by_tid ? sample->tid & 0x3fffffff : 0;
-
-	return (ip * 2 + !!(sample->flags & SLEEPY_SAMPLE_IN_KERNEL)) ^
-	       tid * 0x9e3779b97f4a7c15ULL;
-}
-
 /* The IP count @sample adds to. */
 static struct ip_key ip_key_of(const struct sleepy_sample *sample,
-			       uint32_t appid, bool by_tid)
+			       bool by_tid)
 {
 	bool in_kernel = sample->flags & SLEEPY_SAMPLE_IN_KERNEL;
+	uint64_t ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
+						     sample->user_ip;
 
 	return (struct ip_key) {
-		.ip = charged_to_kernel_ip(sample) ? sample->kernel_ip :
-						     sample->user_ip,
-		.appid = appid,
+		.ip = ip,
+		.kind = (in_kernel ? IP_IN_KERNEL : 0) |
+			(in_kernel && !sample->kernel_ip ? IP_ENTRY : 0) |
+			(ip == UINT64_MAX ? IP_ALL_ONES : 0),
 		.tid = by_tid ? sample->tid & 0x3fffffff : 0,
-		.in_kernel = in_kernel,
-		.entry_ip = in_kernel && !sample->kernel_ip,
+		.by_tid = by_tid,
 	};
+}
+
+/* The key of @key's count in its application's table. */
+static uint64_t ip_table_key(const struct ip_key *key)
+{
+	if (!key->by_tid)
+		return key->ip;
+	return (key->ip * 2 + (key->kind & IP_IN_KERNEL)) ^
+	       key->tid * 0x9e3779b97f4a7c15ULL;
+}
+
+bool sleepy_app_ip_count(const struct sleepy_app *app, size_t index,
+			 struct sleepy_ip_count *count)
+{
+	const struct ip_slot *slot = sleepy_table_slot(&app->ips, index);
+	bool by_tid = ip_table_by_tid(&app->ips);
+	uint64_t ip;
+
+	if (!slot)
+		return false;
+	if (by_tid)
+		ip = slot->ip;
+	else
+		ip = slot->word & IP_ALL_ONES ? UINT64_MAX :
+						sleepy_table_key(slot);
+	*count = (struct sleepy_ip_count) {
+		.appid = app->appid,
+		.in_kernel = !!(slot->word & IP_IN_KERNEL),
+		.entry_ip = !!(slot->word & IP_ENTRY),
+		.tid = by_tid ? slot->tid : 0,
+		.ip = ip,
+		.samples = slot->word >> IP_KIND_BITS,
+	};
+	return true;
 }
 
 static int stack_match(const void *slot, const void *arg)
@@ -256,8 +305,8 @@ static void add_sample(struct sleepy_profile *profile,
 	struct sleepy_cpu_count *cpu = cpu_count(profile, sample->header.cpu);
 	const struct sleepy_callchain *chain = sleepy_sample_callchain(sample);
 	uint32_t appid = appid_of(profile, sample);
-	struct ip_key key = ip_key_of(sample, appid, profile->by_tid);
-	struct sleepy_ip_count *count;
+	struct ip_key key = ip_key_of(sample, profile->by_tid);
+	struct ip_slot *count;
 	struct sleepy_app *app;
 
 	if (!profile->samples || sample->time_ns < profile->first_ns)
@@ -267,25 +316,19 @@ static void add_sample(struct sleepy_profile *profile,
 	profile->samples++;
 	if (cpu)
 		cpu->samples++;
-	profile->kernel_samples += key.in_kernel;
+	profile->kernel_samples += key.kind & IP_IN_KERNEL;
 	app = sleepy_profile_app(profile, appid);
 	app->samples++;
 
-	count = sleepy_table_get(&app->ips,
-				 ip_count_key(sample, profile->by_tid),
-				 ip_match, &key);
-	/*
-	 * The wide bit-field first: a byte stored into the word and the
-	 * word read back right after stalled on every new count.
-	 */
-	if (!count->samples) {
-		count->tid = key.tid;
-		count->in_kernel = key.in_kernel;
-		count->entry_ip = key.entry_ip;
-		count->appid = key.appid;
-		count->ip = key.ip;
+	count = sleepy_table_get(&app->ips, ip_table_key(&key), ip_match, &key);
+	if (!count->word) {
+		count->word = key.kind;
+		if (key.by_tid) {
+			count->ip = key.ip;
+			count->tid = key.tid;
+		}
 	}
-	count->samples++;
+	count->word += 1 << IP_KIND_BITS;
 	if (chain)
 		add_stack(profile, sample, appid, chain);
 }
@@ -809,7 +852,7 @@ bool sleepy_profile_next_interval(struct sleepy_profile *profile,
 
 			*copy = *app;
 			copy->samples = 0;
-			sleepy_table_init(&copy->ips, sizeof(struct sleepy_ip_count));
+			ip_table_init(&copy->ips, profile->by_tid);
 		}
 	}
 	sleepy_table_free(&needed);
@@ -979,11 +1022,10 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 	place = sleepy_xcalloc(SLEEPY_SAMPLES_BUCKETS, sizeof(*place));
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
-			struct sleepy_ip_count *slot =
-				sleepy_table_slot(&apps[i]->ips, j);
+			struct sleepy_ip_count count;
 
-			if (slot)
-				place[sleepy_samples_bucket(slot->samples)]++;
+			if (sleepy_app_ip_count(apps[i], j, &count))
+				place[sleepy_samples_bucket(count.samples)]++;
 		}
 		n += apps[i]->ips.used;
 	}
@@ -998,12 +1040,11 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 	copies = (struct sleepy_ip_count *)(out + n + 1);
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
-			struct sleepy_ip_count *slot =
-				sleepy_table_slot(&apps[i]->ips, j);
+			struct sleepy_ip_count count;
 
-			if (slot)
-				copies[place[sleepy_samples_bucket(slot->samples)]++] =
-					*slot;
+			if (sleepy_app_ip_count(apps[i], j, &count))
+				copies[place[sleepy_samples_bucket(count.samples)]++] =
+					count;
 		}
 	}
 	free(place);

@@ -25,9 +25,9 @@ struct sleepy_app {
 	char name[SLEEPY_APP_NAME_LEN + 1];
 	char label[SLEEPY_APP_NAME_LEN + 16];	/* "name#instance" */
 	/*
-	 * ip -> struct sleepy_ip_count.  A table per application: small
-	 * tables, and the reports take the counts application by
-	 * application (see sleepy_profile_ips()).
+	 * The application's IP counts, read with sleepy_app_ip_count().  A
+	 * table per application: small tables, and the reports take the
+	 * counts application by application (see sleepy_profile_ips()).
 	 */
 	struct sleepy_table ips;
 };
@@ -236,5 +236,11 @@ struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 					size_t *count);
 struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 					    size_t *count);
+/*
+ * Entry @index of @app's table of IP counts (below @app->ips.capacity)
+ * into @count; false if the entry is empty.
+ */
+bool sleepy_app_ip_count(const struct sleepy_app *app, size_t index,
+			 struct sleepy_ip_count *count);
 
 #endif

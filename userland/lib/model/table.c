@@ -126,11 +126,17 @@ static void *entry_slot(const struct sleepy_table *table, size_t index)
 	return entry_key(table, index) + 1;
 }
 
-void *sleepy_table_slot(struct sleepy_table *table, size_t index)
+void *sleepy_table_slot(const struct sleepy_table *table, size_t index)
 {
 	if (!*entry_key(table, index))
 		return NULL;
 	return entry_slot(table, index);
+}
+
+uint64_t sleepy_table_key(const void *slot)
+{
+	/* An entry is its stored key, then its slot. */
+	return ((const uint64_t *)slot)[-1] - 1;
 }
 
 size_t sleepy_table_index(const struct sleepy_table *table, const void *slot)

@@ -127,7 +127,12 @@ void *sleepy_table_get(struct sleepy_table *table, uint64_t key,
 void *sleepy_table_find(const struct sleepy_table *table, uint64_t key,
 			int (*match)(const void *slot, const void *arg),
 			const void *arg);
-void *sleepy_table_slot(struct sleepy_table *table, size_t index);
+void *sleepy_table_slot(const struct sleepy_table *table, size_t index);
+/*
+ * The key of @slot, a slot of any table, for tables whose keys are data,
+ * not hashes: 0 for keys 0 and UINT64_MAX, which are stored alike.
+ */
+uint64_t sleepy_table_key(const void *slot);
 /*
  * Moves @table's entries, in their order, to memory of their own size,
  * for a table done growing: one of a large recording's many tables, kept

@@ -494,19 +494,18 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 	size_t i;
 
 	for (i = 0; i < app->ips.capacity; i++) {
-		const struct sleepy_ip_count *count =
-			sleepy_table_slot(&app->ips, i);
 		struct cell *cells = batch->cells[batch->n];
+		struct sleepy_ip_count count;
 
-		if (!count)
+		if (!sleepy_app_ip_count(app, i, &count))
 			continue;
 		if (by_function)
-			function = function_of(s, app, count, &dso);
+			function = function_of(s, app, &count, &dso);
 		for (k = 0; k < s->ncells; k++)
-			cells[k] = key_cell(s, opts->sort[k], app, count,
+			cells[k] = key_cell(s, opts->sort[k], app, &count,
 					    function, dso);
 		batch->hash[batch->n] = row_hash(s, cells);
-		batch->samples[batch->n++] = count->samples;
+		batch->samples[batch->n++] = count.samples;
 		if (batch->n == ROW_BATCH)
 			add_batch(s, batch);
 	}
