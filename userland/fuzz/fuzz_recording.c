@@ -53,7 +53,7 @@ static const enum sleepy_format formats[] = {
 static void check_totals(struct sleepy_profile *profile)
 {
 	struct sleepy_app **apps;
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	uint64_t app_samples = 0, ip_samples = 0;
 	size_t napps, nips, i;
 
@@ -62,7 +62,7 @@ static void check_totals(struct sleepy_profile *profile)
 	for (i = 0; i < napps; i++)
 		app_samples += apps[i]->samples;
 	for (i = 0; i < nips; i++)
-		ip_samples += ips[i]->samples;
+		ip_samples += ips[i].samples;
 	if (app_samples != profile->samples || ip_samples != profile->samples) {
 		fprintf(stderr, "fuzz_recording: %llu samples, %llu by application, %llu by IP\n",
 			(unsigned long long)profile->samples,

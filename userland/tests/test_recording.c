@@ -157,7 +157,7 @@ static void test_good(void)
 	struct sleepy_recording rec;
 	struct sleepy_profile p;
 	struct sleepy_app **apps;
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	size_t napps, nips;
 
 	check(read_all(&b, &rec, &p) == 41, "good recording: 41 samples read");
@@ -170,8 +170,8 @@ static void test_good(void)
 	      !strcmp(apps[2]->label, "[unknown]"),
 	      "by application: sorted, instances apart, unknown labelled");
 	ips = sleepy_profile_ips(&p, &nips);
-	check(nips == 5 && ips[0]->samples == 10 && ips[0]->appid == 1 &&
-	      ips[0]->ip == 0x401000 && ips[1]->samples == 10,
+	check(nips == 5 && ips[0].samples == 10 && ips[0].appid == 1 &&
+	      ips[0].ip == 0x401000 && ips[1].samples == 10,
 	      "by application and IP: 5 rows, ties ordered by appid");
 	free(apps);
 	free(ips);
@@ -227,7 +227,7 @@ static void test_many_ips(void)
 	struct builder b = {};
 	struct sleepy_recording rec;
 	struct sleepy_profile p;
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	size_t nips, i;
 	uint64_t sum = 0;
 
@@ -238,7 +238,7 @@ static void test_many_ips(void)
 	read_all(&b, &rec, &p);
 	ips = sleepy_profile_ips(&p, &nips);
 	for (i = 0; i < nips; i++)
-		sum += ips[i]->samples;
+		sum += ips[i].samples;
 	/* 5000 IPs x 7 apps repeat with period lcm(5000, 7) = 35000 > 20000 */
 	check(nips == 20000 && sum == 20000, "table growth keeps every distinct key (%zu rows)", nips);
 	free(ips);
@@ -3179,7 +3179,7 @@ static void test_ip_count_kinds(void)
 
 	for (by_tid = 0; by_tid < 2; by_tid++) {
 		struct builder b = {};
-		struct sleepy_ip_count **ips;
+		struct sleepy_ip_count *ips;
 		struct sleepy_profile p;
 		size_t nips, found = 0, i, j, k;
 
@@ -3198,11 +3198,11 @@ static void test_ip_count_kinds(void)
 			uint32_t tid = by_tid ? want[i].tid : 0;
 
 			for (j = 0; j < nips; j++)
-				if (ips[j]->appid == 1 && ips[j]->ip == want[i].ip &&
-				    ips[j]->in_kernel == want[i].in_kernel &&
-				    ips[j]->entry_ip == want[i].entry_ip &&
-				    ips[j]->tid == tid &&
-				    ips[j]->samples == want[i].samples[by_tid])
+				if (ips[j].appid == 1 && ips[j].ip == want[i].ip &&
+				    ips[j].in_kernel == want[i].in_kernel &&
+				    ips[j].entry_ip == want[i].entry_ip &&
+				    ips[j].tid == tid &&
+				    ips[j].samples == want[i].samples[by_tid])
 					found++;
 		}
 		check(nips == 5u + by_tid && found == nips,

@@ -121,12 +121,12 @@ static void add_samples(struct sleepy_table *lines,
 			const struct sleepy_report_options *opts,
 			struct sleepy_profile *profile)
 {
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	size_t nips, i;
 
 	ips = sleepy_profile_ips(profile, &nips);
 	for (i = 0; i < nips; i++) {
-		const struct sleepy_app *app = sleepy_profile_app(profile, ips[i]->appid);
+		const struct sleepy_app *app = sleepy_profile_app(profile, ips[i].appid);
 		const char *frames[3] = { app->label };
 		char buf[FRAME];
 
@@ -134,18 +134,18 @@ static void add_samples(struct sleepy_table *lines,
 			continue;
 		unsigned int n = 1;
 
-		if (!ips[i]->in_kernel) {
-			frames[n++] = user_frame(buf, opts, profile, app, ips[i]->ip);
-		} else if (!ips[i]->entry_ip) {
-			frames[n++] = kernel_frame(buf, profile, ips[i]->ip);
+		if (!ips[i].in_kernel) {
+			frames[n++] = user_frame(buf, opts, profile, app, ips[i].ip);
+		} else if (!ips[i].entry_ip) {
+			frames[n++] = kernel_frame(buf, profile, ips[i].ip);
 		} else {
 			/* Without -k: where it entered the kernel from. */
-			if (ips[i]->ip)
+			if (ips[i].ip)
 				frames[n++] = user_frame(buf, opts, profile, app,
-							 ips[i]->ip);
+							 ips[i].ip);
 			frames[n++] = "[kernel]_[k]";
 		}
-		add(lines, frames, n, ips[i]->samples);
+		add(lines, frames, n, ips[i].samples);
 	}
 	free(ips);
 }

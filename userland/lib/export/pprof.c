@@ -338,26 +338,26 @@ static struct sample_entry *add_sample(struct builder *b,
 static void add_ips(struct builder *b, uint64_t period_ns)
 {
 	const struct sleepy_app *app = NULL;
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	size_t nips, i, kept = 0;
 
 	ips = sleepy_profile_ips(b->profile, &nips);
 	for (i = 0; i < nips && (!b->opts->top || kept < b->opts->top); i++) {
 		struct sample_entry *e;
 
-		if (!app || app->appid != ips[i]->appid)
-			app = sleepy_profile_app(b->profile, ips[i]->appid);
+		if (!app || app->appid != ips[i].appid)
+			app = sleepy_profile_app(b->profile, ips[i].appid);
 		if (!sleepy_report_app_selected(b->opts, app))
 			continue;
-		e = add_sample(b, app, ips[i]->tid, ips[i]->samples, period_ns);
+		e = add_sample(b, app, ips[i].tid, ips[i].samples, period_ns);
 		/*
 		 * Recorded without -k, the IP is where the task entered the
 		 * kernel: one [kernel] location, as perf shows a sample with
 		 * no kernel IP.
 		 */
-		e->location_id = ips[i]->entry_ip ?
+		e->location_id = ips[i].entry_ip ?
 			location_id(b, 0, 0, function_id(b, "[kernel]", NULL, NULL), 0) :
-			ip_location(b, app, ips[i]->ip, ips[i]->in_kernel, false);
+			ip_location(b, app, ips[i].ip, ips[i].in_kernel, false);
 		kept++;
 	}
 	free(ips);

@@ -1011,10 +1011,10 @@ static size_t run_end(const struct sleepy_ip_count *c, size_t i, size_t n)
  * faster than qsort on pointers into the tables once there are millions
  * of IPs.
  */
-struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
-					    size_t *count)
+struct sleepy_ip_count *sleepy_profile_ips(struct sleepy_profile *profile,
+					   size_t *count)
 {
-	struct sleepy_ip_count **out, *copies, *tmp;
+	struct sleepy_ip_count *copies, *tmp;
 	size_t napps, n = 0, longest = 0, i, j, *place;
 	struct sleepy_app **apps;
 
@@ -1035,9 +1035,7 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 		place[i] = j;
 		j += here;
 	}
-	/* The pointers, then what they point to, in one block. */
-	out = sleepy_xcalloc(1, (n + 1) * (sizeof(*out) + sizeof(*copies)));
-	copies = (struct sleepy_ip_count *)(out + n + 1);
+	copies = sleepy_xcalloc(n + 1, sizeof(*copies));
 	for (i = 0; i < napps; i++) {
 		for (j = 0; j < apps[i]->ips.capacity; j++) {
 			struct sleepy_ip_count count;
@@ -1061,8 +1059,6 @@ struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
 		sort_ips(copies + i, tmp, j - i);
 	}
 	free(tmp);
-	for (i = 0; i < n; i++)
-		out[i] = &copies[i];
 	*count = n;
-	return out;
+	return copies;
 }

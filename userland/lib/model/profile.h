@@ -34,19 +34,21 @@ struct sleepy_app {
 
 /*
  * Samples of one application (and, if the profile counts by thread, one
- * thread of it) at one instruction pointer.
+ * thread of it) at one instruction pointer.  Fields of their own, no
+ * bit-fields: a count filled in and read back at once (reading a table,
+ * sleepy_app_ip_count()) stalled on a word loaded from bytes just stored.
  */
 struct sleepy_ip_count {
 	uint32_t appid;
-	uint32_t in_kernel : 1;	/* the sample hit kernel mode */
+	uint32_t tid;		/* 0 unless sleepy_profile.by_tid */
+	uint64_t ip;
+	uint64_t samples;
+	bool in_kernel;		/* the sample hit kernel mode */
 	/*
 	 * With in_kernel, recorded without -k: ip is the user IP the task
 	 * entered the kernel from, not a kernel one.
 	 */
-	uint32_t entry_ip : 1;
-	uint32_t tid : 30;	/* 0 unless sleepy_profile.by_tid */
-	uint64_t ip;
-	uint64_t samples;
+	bool entry_ip;
 };
 
 /*
@@ -228,14 +230,14 @@ const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profi
 void sleepy_sanitise_name(char *name);
 
 /*
- * Sorted for reports, by samples descending: arrays of pointers (for the
- * IPs, to copies in the same block) that the caller frees.  *count is set
+ * Sorted for reports, by samples descending, in arrays the caller frees:
+ * pointers to the applications, copies of the IP counts.  *count is set
  * to the number of entries.
  */
 struct sleepy_app **sleepy_profile_apps(struct sleepy_profile *profile,
 					size_t *count);
-struct sleepy_ip_count **sleepy_profile_ips(struct sleepy_profile *profile,
-					    size_t *count);
+struct sleepy_ip_count *sleepy_profile_ips(struct sleepy_profile *profile,
+					   size_t *count);
 /*
  * Entry @index of @app's table of IP counts (below @app->ips.capacity)
  * into @count; false if the entry is empty.

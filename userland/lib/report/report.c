@@ -32,7 +32,7 @@ struct ip_name {
  * Every count's application is in the profile: it holds the count.
  */
 static size_t *ips_by_app(struct sleepy_profile *profile,
-			  struct sleepy_ip_count **ips, size_t nips)
+			  const struct sleepy_ip_count *ips, size_t nips)
 {
 	size_t *start = sleepy_xcalloc(profile->apps.capacity + 1,
 				       sizeof(*start));
@@ -43,7 +43,7 @@ static size_t *ips_by_app(struct sleepy_profile *profile,
 	for (i = 0; i < nips; i++) {
 		/* Not sleepy_profile_app(), which may grow the table. */
 		app_of[i] = sleepy_table_index(&profile->apps,
-			sleepy_table_find(&profile->apps, ips[i]->appid,
+			sleepy_table_find(&profile->apps, ips[i].appid,
 					  NULL, NULL));
 		start[app_of[i]]++;
 	}
@@ -67,8 +67,8 @@ static size_t *ips_by_app(struct sleepy_profile *profile,
  */
 static struct ip_name *name_ips(const struct sleepy_report_options *opts,
 				struct sleepy_profile *profile,
-				struct sleepy_ip_count **ips, const size_t *order,
-				size_t nips, bool *mapped)
+				const struct sleepy_ip_count *ips,
+				const size_t *order, size_t nips, bool *mapped)
 {
 	const struct sleepy_app *app = NULL;
 	struct ip_name *names;
@@ -81,21 +81,21 @@ static struct ip_name *name_ips(const struct sleepy_report_options *opts,
 	names = calloc(nips + 1, sizeof(*names));
 	for (o = 0; names && o < nips; o++) {
 		if (o + AHEAD < nips)
-			__builtin_prefetch(ips[order[o + AHEAD]]);
+			__builtin_prefetch(&ips[order[o + AHEAD]]);
 		i = order[o];
-		if (!app || app->appid != ips[i]->appid)
-			app = sleepy_profile_app(profile, ips[i]->appid);
+		if (!app || app->appid != ips[i].appid)
+			app = sleepy_profile_app(profile, ips[i].appid);
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
-		if (ips[i]->in_kernel && !ips[i]->entry_ip) {
+		if (ips[i].in_kernel && !ips[i].entry_ip) {
 			names[i].function =
-				sleepy_report_kernel_function(profile, ips[i]->ip,
+				sleepy_report_kernel_function(profile, ips[i].ip,
 							      &names[i].dso);
 		} else {
 			/* Without -k, the user function it entered the kernel from. */
 			names[i].function =
 				sleepy_report_function(opts, profile, app,
-						       ips[i]->ip, &names[i].dso);
+						       ips[i].ip, &names[i].dso);
 		}
 		*mapped |= names[i].dso && names[i].function;
 	}
@@ -205,9 +205,9 @@ static void take_rows(struct sleepy_table *table, struct function_count **rows,
 static void report_functions(struct sleepy_output *out,
 			     const struct sleepy_report_options *opts,
 			     struct sleepy_profile *profile,
-			     struct sleepy_ip_count **ips, const size_t *order,
-			     const struct ip_name *names, size_t nips,
-			     bool mapped, uint64_t total)
+			     const struct sleepy_ip_count *ips,
+			     const size_t *order, const struct ip_name *names,
+			     size_t nips, bool mapped, uint64_t total)
 {
 	struct function_count key, *counts = NULL;
 	size_t ncounts = 0, size = 0, o, i;
@@ -221,11 +221,11 @@ static void report_functions(struct sleepy_output *out,
 		struct function_count *count;
 
 		if (o + AHEAD < nips)
-			__builtin_prefetch(ips[order[o + AHEAD]]);
+			__builtin_prefetch(&ips[order[o + AHEAD]]);
 		i = order[o];
-		if (app && app->appid != ips[i]->appid)
+		if (app && app->appid != ips[i].appid)
 			take_rows(&table, &counts, &ncounts, &size);
-		app = sleepy_profile_app(profile, ips[i]->appid);
+		app = sleepy_profile_app(profile, ips[i].appid);
 
 		if (!sleepy_report_app_selected(opts, app) ||
 		    !(mapped || sleepy_report_named_by_s(opts, app)))
@@ -233,24 +233,24 @@ static void report_functions(struct sleepy_output *out,
 		key = (struct function_count) {
 			.app = app,
 			.function = names[i].function ?:
-				    (ips[i]->in_kernel ? "[kernel]" : "[unknown]"),
+				    (ips[i].in_kernel ? "[kernel]" : "[unknown]"),
 			.dso = names[i].dso,
 		};
 		/* Time in the kernel, whatever function entered it. */
-		if (ips[i]->entry_ip)
+		if (ips[i].entry_ip)
 			key = (struct function_count) {
 				.app = app, .function = "[kernel]",
 			};
-		else if (!names[i].function && !ips[i]->in_kernel)
+		else if (!names[i].function && !ips[i].in_kernel)
 			key.dso = sleepy_report_unknown_dso(opts, profile, app,
-							     ips[i]->ip);
+							     ips[i].ip);
 		count = sleepy_table_get(&table, (uintptr_t)key.function ^
 					 (uintptr_t)key.dso ^
 					 ((uint64_t)app->appid << 40),
 					 function_match, &key);
 		if (!count->app)
 			*count = key;
-		count->samples += ips[i]->samples;
+		count->samples += ips[i].samples;
 	}
 	take_rows(&table, &counts, &ncounts, &size);
 	rows = sorted_functions(counts, ncounts);
@@ -283,7 +283,7 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		   const struct sleepy_recording *rec)
 {
 	struct sleepy_app **apps, *app = NULL;
-	struct sleepy_ip_count **ips;
+	struct sleepy_ip_count *ips;
 	struct sleepy_output out;
 	struct ip_name *names;
 	size_t *order;
@@ -381,18 +381,18 @@ void sleepy_report(FILE *stream, const struct sleepy_report_options *opts,
 		struct sleepy_row row;
 
 		/* An application's rows of one sample count follow each other. */
-		if (!app || app->appid != ips[i]->appid)
-			app = sleepy_profile_app(profile, ips[i]->appid);
+		if (!app || app->appid != ips[i].appid)
+			app = sleepy_profile_app(profile, ips[i].appid);
 		row = (struct sleepy_row) {
 			.app = app->label,
 			.pid = app->pid,
 			.has_ip = true,
-			.ip = ips[i]->ip,
-			.in_kernel = ips[i]->in_kernel,
+			.ip = ips[i].ip,
+			.in_kernel = ips[i].in_kernel,
 			.function = names ? names[i].function : NULL,
 			.dso = names ? names[i].dso : NULL,
-			.samples = ips[i]->samples,
-			.percent = 100.0 * ips[i]->samples / total,
+			.samples = ips[i].samples,
+			.percent = 100.0 * ips[i].samples / total,
 		};
 
 		if (!sleepy_report_app_selected(opts, app))
