@@ -333,12 +333,20 @@ static void add_sample(struct sleepy_profile *profile,
 		add_stack(profile, sample, appid, chain);
 }
 
-/* Keeps separators and control bytes out of reports. */
+/*
+ * Keeps separators, control bytes and bytes past ASCII out of reports.  A
+ * table, not six comparisons a byte: every name of every symbol file read
+ * goes through.
+ */
 void sleepy_sanitise_name(char *name)
 {
+	static const bool replaced[256] = {
+		[0x01 ... 0x1f] = true, [';'] = true, [','] = true,
+		['"'] = true, ['\\'] = true, [0x7f ... 0xff] = true,
+	};
+
 	for (; *name; name++)
-		if (*name < ' ' || *name == ';' || *name == ',' || *name == '"' ||
-		    *name == '\\' || *name == 0x7f)
+		if (replaced[(unsigned char)*name])
 			*name = '_';
 }
 
