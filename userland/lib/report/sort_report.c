@@ -240,16 +240,28 @@ static int cmp_numbers(uint64_t a, uint64_t b, enum number_format format)
 	return da < db ? -1 : da > db;
 }
 
+/*
+ * Copies the text of a numbered cell, "" or a mark, to @buf: the end.  Not
+ * by stpcpy(), whose call cost more than the copy, on every row.
+ */
+static char *copy_number_text(char *buf, const char *text)
+{
+	size_t len = text == no_text ? 0 : sizeof(user_mark) - 1;
+
+	memcpy(buf, text, len);
+	return buf + len;
+}
+
 /* @c as @key prints it: its text, or it and its number written in @buf. */
 static const char *cell_text(enum sleepy_sort_key key, const struct cell *c,
 			     char *buf)
 {
 	switch (number_format(key, c)) {
 	case DECIMAL:
-		sleepy_format_decimal(stpcpy(buf, c->text), c->number);
+		sleepy_format_decimal(copy_number_text(buf, c->text), c->number);
 		return buf;
 	case HEX:
-		sleepy_format_hex(stpcpy(buf, c->text), c->number);
+		sleepy_format_hex(copy_number_text(buf, c->text), c->number);
 		return buf;
 	default:
 		return c->text;
@@ -723,6 +735,24 @@ static struct sleepy_order numbered_order(const struct cell *c,
 }
 
 /*
+ * The cell of numbered_order() @o, of @format: read back from the order,
+ * not from its row, which is elsewhere in memory for each.
+ */
+static struct cell order_cell(const struct sleepy_order *o,
+			      enum number_format format)
+{
+	static const char *const texts[] = { no_text, user_mark, kernel_mark };
+	uint64_t aligned = (~o->samples & 0xff) << 56 | o->ranks >> 8;
+	unsigned int digits = o->ranks & 0xff;
+
+	return (struct cell) {
+		texts[~o->samples >> 8 & 3],
+		format == HEX ? aligned >> (64 - 4 * digits) :
+				aligned / decimal_powers[10 - digits],
+	};
+}
+
+/*
  * cmp_cells() of the text cell @text and the numbered cell @c of @key:
  * most texts differ from @c's text and "0x" before its digits, and
  * need no digits written.
@@ -763,6 +793,8 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 	struct ranked_text *sorted;
 	struct sleepy_order *numbered;
 	struct cell previous = { NULL, 0 };
+	/* One for all of a key's numbered cells: the key's, or HEX for sym. */
+	enum number_format numbered_format = NO_NUMBER;
 	const struct cell *c;
 	size_t ntexts = 0, nnumbered = 0, i = 0, j = 0, row;
 	uint64_t r = 0;
@@ -772,8 +804,9 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 	for (row = 0; row < s->nrows; row++) {
 		c = &row_at(s, row)->cells[k];
 		if (number_format(key, c) != NO_NUMBER) {
+			numbered_format = number_format(key, c);
 			numbered[nnumbered++] = numbered_order(c,
-				number_format(key, c), row);
+				numbered_format, row);
 		} else if (!text_rank[c->number]) {
 			text_rank[c->number] = 1;
 			sorted[ntexts++] = (struct ranked_text) { c->text, c->number };
@@ -783,20 +816,18 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 	sleepy_sort_orders(numbered, nnumbered, NULL, NULL);
 
 	while (i < ntexts || j < nnumbered) {
-		const struct sorted_row *numbered_row = NULL;
+		struct cell numbered_cell = { NULL, 0 };
 		bool text_first;
 		struct cell cell;
 
-		if (j + ROW_AHEAD < nnumbered)
-			__builtin_prefetch(row_at(s, (size_t)numbered[j + ROW_AHEAD].item));
 		if (j < nnumbered)
-			numbered_row = row_at(s, (size_t)numbered[j].item);
-		text_first = !numbered_row ||
+			numbered_cell = order_cell(&numbered[j], numbered_format);
+		text_first = j == nnumbered ||
 			     (i < ntexts &&
 			      cmp_text_number(key, sorted[i].text,
-					      &numbered_row->cells[k], end) <= 0);
+					      &numbered_cell, end) <= 0);
 		cell = text_first ? (struct cell) { sorted[i].text, 0 } :
-				    numbered_row->cells[k];
+				    numbered_cell;
 		if (previous.text && cmp_cells(key, &previous, &cell, end))
 			r++;
 		previous = cell;
