@@ -289,6 +289,15 @@ static struct sorted_row *row_at(const struct sort *s, size_t i)
 	return (struct sorted_row *)(s->rows + i * s->row_size);
 }
 
+/* Fetches the row at index @i, which may straddle two cache lines. */
+static void prefetch_row(const struct sort *s, size_t i)
+{
+	const unsigned char *row = (const unsigned char *)row_at(s, i);
+
+	__builtin_prefetch(row);
+	__builtin_prefetch(row + s->row_size - 1);
+}
+
 /* Rows at indexes @a and @b: most samples first, then by the cells' texts. */
 static int cmp_row_indexes(const void *a, const void *b, const void *arg)
 {
@@ -1093,7 +1102,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	sleepy_output_table(out, "sorted", title, columns, 2 + opts->nsort);
 	for (i = 0; i < s.nrows && (!opts->top || i < opts->top); i++) {
 		if (i + ROW_AHEAD < s.nrows)
-			__builtin_prefetch(row_at(&s, order[i + ROW_AHEAD]));
+			prefetch_row(&s, order[i + ROW_AHEAD]);
 		row = row_at(&s, order[i]);
 		/* Rows come by samples: most repeat the one before's. */
 		if (!i || row->samples != previous_samples) {
