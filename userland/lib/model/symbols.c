@@ -582,13 +582,14 @@ static struct sleepy_dso *dso_of(struct sleepy_dsos *dsos,
 {
 	struct sleepy_dso *dso = sleepy_table_get(&dsos->files, dso_hash(map),
 						  dso_match, map);
-	const char *base = strrchr(map->path, '/');
+	const char *base;
 
 	if (dso->key) {
 		if (dso_worth_trying(dso, map->path))
 			dso_open(dsos, dso, map->path, map->flags);
 		return dso;
 	}
+	base = strrchr(map->path, '/');
 	dso->key = map->path;
 	dso->ino = map->ino;
 	dso->dev_major = map->dev_major;
