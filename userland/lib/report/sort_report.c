@@ -70,9 +70,13 @@ struct cell {
 	uint64_t number;
 };
 
+/*
+ * A row: its samples and cells, but for rows in groups (add_rows()) the
+ * first, which is their group's.
+ */
 struct sorted_row {
 	uint64_t samples;
-	struct cell cells[];	/* one per key */
+	struct cell cells[];
 };
 
 /* What same_cells() compares a row with. */
@@ -99,8 +103,11 @@ struct sort {
 	const struct sleepy_report_options *opts;
 	struct sleepy_profile *profile;
 	unsigned int ncells;
+	/* 1 if the rows are in groups: their first cell is the group's. */
+	unsigned int first_stored;
 	size_t row_size;		/* struct sorted_row and its cells */
 	unsigned char *rows;		/* every row, a group after the other */
+	uint32_t *row_group;		/* in groups, each row's group */
 	size_t nrows;
 	/*
 	 * The rows of the group being built, by their cells' hash: the
@@ -289,13 +296,27 @@ static struct sorted_row *row_at(const struct sort *s, size_t i)
 	return (struct sorted_row *)(s->rows + i * s->row_size);
 }
 
-/* Fetches the row at index @i, which may straddle two cache lines. */
+/* Cell @k of the row at index @i. */
+static const struct cell *cell_of(const struct sort *s, size_t i,
+				  unsigned int k)
+{
+	if (k < s->first_stored)
+		return &s->groups[s->row_group[i]].first;
+	return &row_at(s, i)->cells[k - s->first_stored];
+}
+
+/*
+ * Fetches the row at index @i, which may straddle two cache lines, and
+ * its group's number.
+ */
 static void prefetch_row(const struct sort *s, size_t i)
 {
 	const unsigned char *row = (const unsigned char *)row_at(s, i);
 
 	__builtin_prefetch(row);
 	__builtin_prefetch(row + s->row_size - 1);
+	if (s->first_stored)
+		__builtin_prefetch(&s->row_group[i]);
 }
 
 /* Rows at indexes @a and @b: most samples first, then by the cells' texts. */
@@ -309,7 +330,8 @@ static int cmp_row_indexes(const void *a, const void *b, const void *arg)
 	if (x->samples != y->samples)
 		return x->samples < y->samples ? 1 : -1;
 	for (k = 0; k < s->ncells && !diff; k++)
-		diff = cmp_cells(s->opts->sort[k], &x->cells[k], &y->cells[k],
+		diff = cmp_cells(s->opts->sort[k], cell_of(s, (size_t)a, k),
+				 cell_of(s, (size_t)b, k),
 				 k + 1 < s->ncells ? SEPARATOR : '\0');
 	return diff;
 }
@@ -419,13 +441,14 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 static int same_cells(const void *slot, const void *arg)
 {
 	const struct row_key *key = arg;
-	const struct sorted_row *row = row_at(key->sort,
-					      *(const size_t *)slot - 1);
+	const struct sort *s = key->sort;
+	const struct sorted_row *row = row_at(s, *(const size_t *)slot - 1);
 	unsigned int k;
 
-	for (k = 0; k < key->sort->ncells; k++)
-		if (row->cells[k].text != key->cells[k].text ||
-		    row->cells[k].number != key->cells[k].number)
+	/* A group's rows share their first cell. */
+	for (k = s->first_stored; k < s->ncells; k++)
+		if (row->cells[k - s->first_stored].text != key->cells[k].text ||
+		    row->cells[k - s->first_stored].number != key->cells[k].number)
 			return 0;
 	return 1;
 }
@@ -436,7 +459,7 @@ static uint64_t row_hash(const struct sort *s, const struct cell *cells)
 	uint64_t hash = 0;
 	unsigned int k;
 
-	for (k = 0; k < s->ncells; k++)
+	for (k = s->first_stored; k < s->ncells; k++)
 		hash = ((hash ^ (uintptr_t)cells[k].text) * 0x9e3779b97f4a7c15ULL ^
 			cells[k].number) * 0x100000001b3ULL;
 	return hash;
@@ -454,7 +477,8 @@ static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
 		return row_at(s, *index - 1);
 	row = row_at(s, s->nrows++);
 	row->samples = 0;
-	memcpy(row->cells, cells, s->ncells * sizeof(*cells));
+	memcpy(row->cells, cells + s->first_stored,
+	       (s->ncells - s->first_stored) * sizeof(*cells));
 	*index = s->nrows;
 	return row;
 }
@@ -536,10 +560,15 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 static void end_group(struct sort *s, struct row_batch *batch,
 		      const struct cell *first)
 {
+	size_t row;
+
 	add_batch(s, batch);
 	sleepy_table_free(&s->group);
 	if (!first)
 		return;
+	for (row = s->ngroups ? s->groups[s->ngroups - 1].end : 0;
+	     row < s->nrows; row++)
+		s->row_group[row] = s->ngroups;
 	if (s->ngroups == s->groups_capacity) {
 		s->groups_capacity = 2 * s->groups_capacity ?: 64;
 		s->groups = sleepy_xrealloc(s->groups, s->groups_capacity *
@@ -632,6 +661,9 @@ static void add_rows(struct sort *s)
 	 * beyond the rows there are stay untouched, outside the RSS.
 	 */
 	s->rows = sleepy_xrealloc(NULL, (most_rows ?: 1) * s->row_size);
+	if (grouped)
+		s->row_group = sleepy_xrealloc(NULL, (most_rows ?: 1) *
+						     sizeof(*s->row_group));
 	qsort(selected, napps, sizeof(*selected), cmp_grouped_apps);
 	for (a = 0; a < napps; a++) {
 		/* The next one's counts, far from this one's in memory. */
@@ -691,7 +723,10 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	s->opts = opts;
 	s->profile = profile;
 	s->ncells = opts->nsort;
-	s->row_size = sizeof(struct sorted_row) + s->ncells * sizeof(struct cell);
+	s->first_stored = opts->sort[0] == SLEEPY_SORT_APP ||
+			  opts->sort[0] == SLEEPY_SORT_PID;
+	s->row_size = sizeof(struct sorted_row) +
+		      (s->ncells - s->first_stored) * sizeof(struct cell);
 	sleepy_table_init(&s->group, sizeof(size_t));
 	sleepy_table_init(&s->copies, sizeof(struct text_copy));
 	sleepy_table_init(&s->names, sizeof(struct named));
@@ -707,6 +742,7 @@ static void sort_free(struct sort *s)
 	sleepy_table_free(&s->copies);
 	sleepy_table_free(&s->names);
 	free(s->rows);
+	free(s->row_group);
 	free(s->groups);
 }
 
@@ -811,7 +847,7 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 	sorted = sleepy_xcalloc(s->ntexts ?: 1, sizeof(*sorted));
 	numbered = sleepy_xcalloc(s->nrows ?: 1, sizeof(*numbered));
 	for (row = 0; row < s->nrows; row++) {
-		c = &row_at(s, row)->cells[k];
+		c = cell_of(s, row, k);
 		if (number_format(key, c) != NO_NUMBER) {
 			numbered_format = number_format(key, c);
 			numbered[nnumbered++] = numbered_order(c,
@@ -847,7 +883,7 @@ static uint64_t rank_cells(struct sort *s, unsigned int k, uint32_t *rank)
 		j += !text_first;
 	}
 	for (row = 0; row < s->nrows; row++) {
-		c = &row_at(s, row)->cells[k];
+		c = cell_of(s, row, k);
 		if (number_format(key, c) == NO_NUMBER)
 			rank[row] = text_rank[c->number] - 1;
 	}
@@ -1114,7 +1150,8 @@ void sleepy_sort_report(struct sleepy_output *out,
 		ptrs[0] = cells[0];
 		ptrs[1] = cells[1];
 		for (k = 0; k < opts->nsort; k++)
-			ptrs[2 + k] = cell_text(opts->sort[k], &row->cells[k],
+			ptrs[2 + k] = cell_text(opts->sort[k],
+						cell_of(&s, order[i], k),
 						cells[2 + k]);
 		sleepy_output_cells(out, ptrs);
 	}
