@@ -2,6 +2,7 @@
 /* sleepy-parse: report a recording by application and by IP. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -639,6 +640,15 @@ int main(int argc, char **argv)
 	unsigned int i, symbol_files;
 	struct stat st;
 
+	/*
+	 * Memory freed during a run is used again, not handed back to the
+	 * kernel to be faulted in anew, zeroed, by the next large array (a
+	 * report's sort arrays after its rows): with glibc's defaults, blocks
+	 * of 128 KiB and more are mapped and unmapped each time.  One run,
+	 * then exit: nothing is kept longer than the process.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 1 << 30);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	opts.report.symbols = opts.symbols;
