@@ -1118,6 +1118,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	const char *ptrs[2 + SLEEPY_SORT_KEYS];
 	const struct sorted_row *row;
 	uint64_t previous_samples = 0;
+	uint32_t group = 0;	/* of the row before, with s.first_stored */
 	struct sort s;
 	uint32_t *order;
 	size_t i;
@@ -1149,7 +1150,13 @@ void sleepy_sort_report(struct sleepy_output *out,
 		}
 		ptrs[0] = cells[0];
 		ptrs[1] = cells[1];
-		for (k = 0; k < opts->nsort; k++)
+		/* Rows of equal samples come by group: its cell is written once. */
+		k = 0;
+		if (s.first_stored && i && s.row_group[order[i]] == group)
+			k = s.first_stored;
+		else if (s.first_stored)
+			group = s.row_group[order[i]];
+		for (; k < opts->nsort; k++)
 			ptrs[2 + k] = cell_text(opts->sort[k],
 						cell_of(&s, order[i], k),
 						cells[2 + k]);
