@@ -342,7 +342,10 @@ size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
 	return count_between(base, stride, 0, n, key);
 }
 
-/* Buckets: about two elements each, and no narrower than 16 keys. */
+/*
+ * Buckets: twice as many as elements (a lookup mostly finds one or two
+ * to compare), and no narrower than 16 keys.
+ */
 #define START_INDEX_MIN_SHIFT	4
 
 void sleepy_start_index_build(struct sleepy_start_index *index,
@@ -357,7 +360,7 @@ void sleepy_start_index_build(struct sleepy_start_index *index,
 	index->base = start_at(base, stride, 0);
 	span = start_at(base, stride, n - 1) - index->base;
 	index->shift = START_INDEX_MIN_SHIFT;
-	while (index->shift < 63 && (span >> index->shift) >= n / 2)
+	while (index->shift < 63 && (span >> index->shift) >= n * 2)
 		index->shift++;
 	index->nbuckets = (span >> index->shift) + 1;
 	index->below = sleepy_xcalloc(index->nbuckets, sizeof(*index->below));

@@ -42,7 +42,7 @@ size_t sleepy_count_at_or_below(const void *base, size_t n, size_t stride,
  * by the key's high bits: buckets of 1 << @shift keys from the lowest
  * start, each with the number of elements that start before it.  A report
  * looks millions of IPs up in the same symbols; a dozen probes through an
- * array past the caches become two or three in one bucket.
+ * array past the caches become one or two in one bucket.
  */
 struct sleepy_start_index {
 	uint64_t base;
