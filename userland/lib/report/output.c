@@ -56,6 +56,7 @@ static void flush_text(struct sleepy_output *o)
 {
 	fwrite(o->text, 1, o->text_used, o->out);
 	o->text_used = 0;
+	o->row_kept = false;
 }
 
 static void report_end(struct sleepy_output *o)
@@ -168,6 +169,7 @@ static void text_row(struct sleepy_output *o, const struct sleepy_row *r,
 		o->counts_percent = r->percent;
 	}
 	/* Room for counts, a label shorter than 32, IP and the line's end. */
+	o->row_kept = false;
 	if (sizeof(o->text) - o->text_used < 128)
 		flush_text(o);
 	p = stpcpy(o->text + o->text_used, o->counts);
@@ -279,6 +281,7 @@ void sleepy_output_table(struct sleepy_output *o, const char *key,
 /* Appends @len bytes at @s to the text rows, or writes them if too many. */
 static void text_append(struct sleepy_output *o, const char *s, size_t len)
 {
+	o->row_kept = false;
 	if (sizeof(o->text) - o->text_used < len) {
 		flush_text(o);
 		if (len > sizeof(o->text)) {
@@ -330,30 +333,43 @@ static void text_cells_in_pieces(struct sleepy_output *o,
  * printf took most of a report of millions of rows.  A row that fits is
  * written in place, its padding by memset().
  */
-static void text_cells(struct sleepy_output *o, const char *const *cells)
+static void text_cells(struct sleepy_output *o, const char *const *cells,
+		       unsigned int same)
 {
-	size_t len[IN_PLACE_COLUMNS], bytes = 1;
+	size_t len[IN_PLACE_COLUMNS], bytes = 1, copied = 0, start;
 	unsigned int i;
 	char *p;
 
 	if (o->ncolumns > IN_PLACE_COLUMNS) {
+		o->row_kept = false;
 		text_cells_in_pieces(o, cells);
 		return;
 	}
-	for (i = 0; i < o->ncolumns; i++) {
+	if (same > sizeof(o->column_end) / sizeof(o->column_end[0]) ||
+	    same > o->ncolumns || !o->row_kept)
+		same = 0;
+	if (same)
+		copied = o->column_end[same - 1];
+	for (i = same; i < o->ncolumns; i++) {
 		len[i] = strlen(cells[i]);
 		bytes += 1 + (len[i] > (size_t)abs(o->table[i].width) ?
 			      len[i] : (size_t)abs(o->table[i].width));
 	}
-	if (sizeof(o->text) - o->text_used < bytes) {
+	if (sizeof(o->text) - o->text_used < copied + bytes) {
+		/* The row before goes out: its columns are written anew. */
+		if (same)
+			return text_cells(o, cells, 0);
 		flush_text(o);
 		if (bytes > sizeof(o->text)) {
 			text_cells_in_pieces(o, cells);
 			return;
 		}
 	}
-	p = o->text + o->text_used;
-	for (i = 0; i < o->ncolumns; i++) {
+	start = o->text_used;
+	p = o->text + start;
+	memcpy(p, o->text + o->row_start, copied);
+	p += copied;
+	for (i = same; i < o->ncolumns; i++) {
 		int width = o->table[i].width;
 		size_t pad = (size_t)abs(width) > len[i] ? abs(width) - len[i] : 0;
 
@@ -369,18 +385,28 @@ static void text_cells(struct sleepy_output *o, const char *const *cells)
 			memset(p, ' ', pad);
 			p += pad;
 		}
+		if (i < sizeof(o->column_end) / sizeof(o->column_end[0]))
+			o->column_end[i] = p - (o->text + start);
 	}
 	*p++ = '\n';
+	o->row_start = start;
+	o->row_kept = true;
 	o->text_used = p - o->text;
 }
 
 void sleepy_output_cells(struct sleepy_output *o, const char *const *cells)
 {
+	sleepy_output_cells_after(o, cells, 0);
+}
+
+void sleepy_output_cells_after(struct sleepy_output *o,
+			       const char *const *cells, unsigned int same)
+{
 	unsigned int i;
 
 	switch (o->format) {
 	case SLEEPY_FORMAT_TEXT:
-		text_cells(o, cells);
+		text_cells(o, cells, same);
 		break;
 	case SLEEPY_FORMAT_CSV:
 		/* Cells are names (sanitised when read), numbers or IPs. */

@@ -70,6 +70,15 @@ struct sleepy_output {
 	/* Text rows, written a buffer at a time rather than each alone. */
 	char text[16 << 10];
 	size_t text_used;
+	/*
+	 * The text table row written last, if still in @text: where it
+	 * starts and where each of its first columns ends, so that the
+	 * next row copies the columns it repeats (see
+	 * sleepy_output_cells_after()).
+	 */
+	bool row_kept;
+	size_t row_start;
+	size_t column_end[4];
 };
 
 /*
@@ -100,6 +109,14 @@ void sleepy_output_table(struct sleepy_output *o, const char *key,
 			 unsigned int n);
 /* One row of the current table: a formatted cell per column. */
 void sleepy_output_cells(struct sleepy_output *o, const char *const *cells);
+/*
+ * sleepy_output_cells() of a row whose first @same cells are those of the
+ * row before it: a text table copies their columns from it, as they were
+ * written.  Reports of sorted rows repeat their leading columns row after
+ * row.
+ */
+void sleepy_output_cells_after(struct sleepy_output *o,
+			       const char *const *cells, unsigned int same);
 /*
  * The stream, after the rows written so far: for what a report writes
  * there itself (text rows are buffered).

@@ -1119,6 +1119,7 @@ void sleepy_sort_report(struct sleepy_output *out,
 	const struct sorted_row *row;
 	uint64_t previous_samples = 0;
 	uint32_t group = 0;	/* of the row before, with s.first_stored */
+	unsigned int same;	/* leading cells the row before had too */
 	struct sort s;
 	uint32_t *order;
 	size_t i;
@@ -1141,8 +1142,15 @@ void sleepy_sort_report(struct sleepy_output *out,
 		if (i + ROW_AHEAD < s.nrows)
 			prefetch_row(&s, order[i + ROW_AHEAD]);
 		row = row_at(&s, order[i]);
-		/* Rows come by samples: most repeat the one before's. */
-		if (!i || row->samples != previous_samples) {
+		/*
+		 * Rows come by samples: most repeat the one before's; and
+		 * those of equal samples by group, which most repeat too.
+		 * What a row repeats is written once.
+		 */
+		same = 0;
+		if (i && row->samples == previous_samples)
+			same = 2;
+		else {
 			sleepy_format_decimal(cells[0], row->samples);
 			snprintf(cells[1], CELL, out->format == SLEEPY_FORMAT_TEXT ?
 				 "%.2f%%" : "%.4f", 100.0 * row->samples / total);
@@ -1150,17 +1158,18 @@ void sleepy_sort_report(struct sleepy_output *out,
 		}
 		ptrs[0] = cells[0];
 		ptrs[1] = cells[1];
-		/* Rows of equal samples come by group: its cell is written once. */
 		k = 0;
-		if (s.first_stored && i && s.row_group[order[i]] == group)
+		if (s.first_stored && i && s.row_group[order[i]] == group) {
 			k = s.first_stored;
-		else if (s.first_stored)
+			same += same ? s.first_stored : 0;
+		} else if (s.first_stored) {
 			group = s.row_group[order[i]];
+		}
 		for (; k < opts->nsort; k++)
 			ptrs[2 + k] = cell_text(opts->sort[k],
 						cell_of(&s, order[i], k),
 						cells[2 + k]);
-		sleepy_output_cells(out, ptrs);
+		sleepy_output_cells_after(out, ptrs, same);
 	}
 	free(order);
 	sort_free(&s);
