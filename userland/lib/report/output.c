@@ -331,7 +331,9 @@ static void text_cells_in_pieces(struct sleepy_output *o,
 /*
  * A text table row as "%*s" per column would write it, built in o->text:
  * printf took most of a report of millions of rows.  A row that fits is
- * written in place, its padding by memset().
+ * written in place, its padding by memset(); its first @same columns,
+ * those of the row before, are copied from that row if it is still in
+ * o->text.
  */
 static void text_cells(struct sleepy_output *o, const char *const *cells,
 		       unsigned int same)
@@ -357,8 +359,10 @@ static void text_cells(struct sleepy_output *o, const char *const *cells,
 	}
 	if (sizeof(o->text) - o->text_used < copied + bytes) {
 		/* The row before goes out: its columns are written anew. */
-		if (same)
-			return text_cells(o, cells, 0);
+		if (same) {
+			text_cells(o, cells, 0);
+			return;
+		}
 		flush_text(o);
 		if (bytes > sizeof(o->text)) {
 			text_cells_in_pieces(o, cells);

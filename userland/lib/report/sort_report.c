@@ -103,7 +103,10 @@ struct sort {
 	const struct sleepy_report_options *opts;
 	struct sleepy_profile *profile;
 	unsigned int ncells;
-	/* 1 if the rows are in groups: their first cell is the group's. */
+	/*
+	 * 1 if the rows are in groups (app or pid first, see add_rows()):
+	 * their first cell is the group's, not stored in them.
+	 */
 	unsigned int first_stored;
 	size_t row_size;		/* struct sorted_row and its cells */
 	unsigned char *rows;		/* every row, a group after the other */
@@ -635,7 +638,7 @@ static int cmp_grouped_apps(const void *a, const void *b)
 static void add_rows(struct sort *s)
 {
 	enum sleepy_sort_key first = s->opts->sort[0];
-	bool grouped = first == SLEEPY_SORT_APP || first == SLEEPY_SORT_PID;
+	bool grouped = s->first_stored;
 	struct sleepy_table *apps = &s->profile->apps;
 	struct row_batch batch = { .n = 0 };
 	struct grouped_app *selected;
