@@ -220,8 +220,10 @@ static void report_functions(struct sleepy_output *out,
 	for (o = 0; o < nips; o++) {
 		struct function_count *count;
 
-		if (o + AHEAD < nips)
+		if (o + AHEAD < nips) {
 			__builtin_prefetch(&ips[order[o + AHEAD]]);
+			__builtin_prefetch(&names[order[o + AHEAD]]);
+		}
 		i = order[o];
 		if (app && app->appid != ips[i].appid)
 			take_rows(&table, &counts, &ncounts, &size);
@@ -261,8 +263,12 @@ static void report_functions(struct sleepy_output *out,
 		const struct function_count *count = rows[i].item;
 		struct sleepy_row row;
 
+		/* The row, then its application once the row is in. */
 		if (i + AHEAD < ncounts)
 			__builtin_prefetch(rows[i + AHEAD].item);
+		if (i + AHEAD / 2 < ncounts)
+			__builtin_prefetch(((const struct function_count *)
+					    rows[i + AHEAD / 2].item)->app);
 		row = (struct sleepy_row) {
 			.app = count->app->label,
 			.pid = count->app->pid,
