@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 133
+#define PLANNED_TESTS 135
 
 static int failures, tests;
 
@@ -1351,6 +1351,79 @@ static void test_mappings(const char *dir)
 	sleepy_profile_free(&p);
 	sleepy_symbols_free(&call_syms);
 	free(warnings);
+	free(b.data);
+}
+
+/* The CSV report of @b read with --sort @keys, naming by its mappings. */
+static char *sorted_csv_mapped(struct builder *b, const char *keys)
+{
+	struct sleepy_report_options opts = {
+		.path = "t", .format = SLEEPY_FORMAT_CSV, .chain_depth = 1,
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_dsos dsos;
+	char error[128], *text = NULL;
+	size_t size;
+	FILE *f, *w = fopen("/dev/null", "w");
+
+	if (!w || !sleepy_sort_parse(keys, &opts, error, sizeof(error)))
+		return NULL;
+	sleepy_dsos_init(&dsos, NULL, w);
+	opts.dsos = &dsos;
+	sleepy_profile_init(&p);
+	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
+		sleepy_profile_read(&p, &rec);
+	f = open_memstream(&text, &size);
+	sleepy_report(f, &opts, &p, &rec);
+	fclose(f);
+	sleepy_profile_free(&p);
+	sleepy_dsos_free(&dsos);
+	fclose(w);
+	return text;
+}
+
+/*
+ * An IP no function names, as perf's sort keys show it: of the file it
+ * lies in, at the address the file holds it at (perf's map__map_ip()), so
+ * that the same code of two instances mapped at other addresses (ASLR) is
+ * one row; an IP of no mapping stays [unknown], at its own address.
+ */
+static void test_unnamed_sort(void)
+{
+	struct file_map first = {
+		0x10000, 0x12000, 0x3000, "/nonexistent/libgz.so",
+	}, second = {
+		0x7f0000, 0x7f2000, 0x3000, "/nonexistent/libgz.so",
+	};
+	struct builder b = {};
+	char *out;
+
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "gz", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &first, NULL);
+	put_instance(&b, 2, 0, 1001, 1000, "gz", 2);
+	put_mmap(&b, 2, 1001, 1000, 0, &second, NULL);
+	put_sample(&b, 1, 0x10123, 0, 0);
+	put_sample(&b, 2, 0x7f0123, 0, 0);
+	put_sample(&b, 2, 0x7f0123, 0, 0);
+	put_sample(&b, 1, 0x500000, 0, 0);
+	put_trailer(&b, 4, 0);
+	out = sorted_csv_mapped(&b, "dso,sym");
+	check_output(out != NULL, out,
+		     "report,samples,percent,dso,sym\n"
+		     "sorted,3,75.0000,libgz.so,[.] 0x3123\n"
+		     "sorted,1,25.0000,[unknown],[.] 0x500000\n",
+		     "--sort dso,sym: an unnamed IP of two instances at other addresses one row, of its file at its file offset");
+	free(out);
+	out = sorted_csv_mapped(&b, "app,sym");
+	check_output(out != NULL, out,
+		     "report,samples,percent,app,sym\n"
+		     "sorted,2,50.0000,gz#2,[.] 0x3123\n"
+		     "sorted,1,25.0000,gz#1,[.] 0x3123\n"
+		     "sorted,1,25.0000,gz#1,[.] 0x500000\n",
+		     "--sort app,sym: each instance's unnamed IP at its file offset");
+	free(out);
 	free(b.data);
 }
 
@@ -3240,6 +3313,7 @@ int main(int argc, char **argv)
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_one_file_two_paths();
+	test_unnamed_sort();
 	test_bad_mmap();
 	test_bad_elf(argc > 1 ? argv[1] : "../build/userland");
 	test_debug_file();

@@ -649,15 +649,12 @@ const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 					     uint64_t ip, const char **dso_name)
 {
 	struct sleepy_dso *dso = dso_of(dsos, map);
-	const struct sleepy_symbol *sym;
 	uint64_t vaddr;
 
+	*dso_name = dso->name;
 	if (!file_vaddr(dsos, dso, map, ip, &vaddr))
 		return NULL;
-	sym = sleepy_symbols_find(&dso->symbols, vaddr);
-	if (sym)
-		*dso_name = dso->name;
-	return sym;
+	return sleepy_symbols_find(&dso->symbols, vaddr);
 }
 
 /* .debug_str, .debug_line_str, their .zdebug_ and .dwo variants */

@@ -63,7 +63,7 @@ void sleepy_dsos_init(struct sleepy_dsos *dsos, const char *symfs,
 void sleepy_dsos_free(struct sleepy_dsos *dsos);
 /*
  * Function at @ip in @map (of a profile: its path is the profile's one
- * copy), or NULL; with a function, *@dso_name is its file's name.
+ * copy), or NULL; *@dso_name is @map's file's name either way.
  */
 const struct sleepy_symbol *sleepy_dsos_find(struct sleepy_dsos *dsos,
 					     const struct sleepy_mapping *map,

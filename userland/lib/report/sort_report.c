@@ -405,11 +405,15 @@ static struct cell app_cell(struct sort *s, enum sleepy_sort_key key,
 	return (struct cell) { no_text, app->pid };
 }
 
-/* The cell of @key for @count of @app, whose function is @function. */
+/*
+ * The cell of @key for @count of @app, whose function is @function in
+ * @dso; an unnamed one is @address of @dso.
+ */
 static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 			    const struct sleepy_app *app,
 			    const struct sleepy_ip_count *count,
-			    const char *function, const char *dso)
+			    const char *function, const char *dso,
+			    uint64_t address)
 {
 	const char *mark = count->in_kernel ? kernel_mark : user_mark;
 	const struct sleepy_mapping *map;
@@ -427,7 +431,7 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 	case SLEEPY_SORT_SYM:
 		if (function)
 			return named_cell(s, mark, function);
-		return (struct cell) { mark, count->ip };
+		return (struct cell) { mark, address };
 	case SLEEPY_SORT_SRCLINE:
 		if (!count->in_kernel && s->opts->dsos &&
 		    (map = sleepy_profile_mapping(s->profile, app, count->ip)) &&
@@ -486,14 +490,18 @@ static struct sorted_row *row_of(struct sort *s, const struct cell *cells,
 	return row;
 }
 
-/* The function of @count of @app and its file (*@dso), NULL if unknown. */
+/*
+ * The function of @count of @app, NULL if unknown; its file (*@dso) and,
+ * for a user IP no function names, its address in that file (*@address).
+ */
 static const char *function_of(struct sort *s, const struct sleepy_app *app,
 			       const struct sleepy_ip_count *count,
-			       const char **dso)
+			       const char **dso, uint64_t *address)
 {
 	if (!count->in_kernel)
-		return sleepy_report_function(s->opts, s->profile, app,
-					      count->ip, dso);
+		return sleepy_report_place(s->opts, s->profile, app, count->ip,
+					   dso, address);
+	*address = count->ip;
 	/* Without -k the IP is a user one: the kernel, unnamed. */
 	if (count->entry_ip) {
 		*dso = NULL;
@@ -538,6 +546,7 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 	bool by_function = sleepy_sort_has(opts, SLEEPY_SORT_DSO) ||
 			   sleepy_sort_has(opts, SLEEPY_SORT_SYM);
 	const char *function = NULL, *dso = NULL;
+	uint64_t address = 0;
 	unsigned int k;
 	size_t i;
 
@@ -548,10 +557,10 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 		if (!sleepy_app_ip_count(app, i, &count))
 			continue;
 		if (by_function)
-			function = function_of(s, app, &count, &dso);
+			function = function_of(s, app, &count, &dso, &address);
 		for (k = 0; k < s->ncells; k++)
 			cells[k] = key_cell(s, opts->sort[k], app, &count,
-					    function, dso);
+					    function, dso, address);
 		batch->hash[batch->n] = row_hash(s, cells);
 		batch->samples[batch->n++] = count.samples;
 		if (batch->n == ROW_BATCH)

@@ -25,6 +25,32 @@ symbols_for(const struct sleepy_report_options *opts,
 	return NULL;
 }
 
+const char *sleepy_report_place(const struct sleepy_report_options *opts,
+				struct sleepy_profile *profile,
+				const struct sleepy_app *app, uint64_t ip,
+				const char **dso, uint64_t *address)
+{
+	const struct sleepy_symbols *symbols = symbols_for(opts, app);
+	const struct sleepy_symbol *sym;
+	const struct sleepy_mapping *map;
+
+	*dso = NULL;
+	*address = ip;
+	if (symbols) {
+		sym = sleepy_symbols_find(symbols, ip);
+		return sym ? sym->name : NULL;
+	}
+	map = opts->dsos ? sleepy_profile_mapping(profile, app, ip) : NULL;
+	if (!map)
+		return NULL;
+	sym = sleepy_dsos_find(opts->dsos, map, ip, dso);
+	if (sym)
+		return sym->name;
+	/* perf's map__map_ip(): where the file holds it. */
+	*address = ip - map->start + map->pgoff;
+	return NULL;
+}
+
 /*
  * The function of @app's user IP @ip: by -s for the application it names,
  * else by the recording's mappings (*@dso then names the file); NULL if
@@ -35,19 +61,13 @@ const char *sleepy_report_function(const struct sleepy_report_options *opts,
 				   const struct sleepy_app *app, uint64_t ip,
 				   const char **dso)
 {
-	const struct sleepy_symbols *symbols = symbols_for(opts, app);
-	const struct sleepy_symbol *sym = NULL;
-	const struct sleepy_mapping *map;
+	uint64_t address;
+	const char *function = sleepy_report_place(opts, profile, app, ip, dso,
+						   &address);
 
-	*dso = NULL;
-	if (symbols) {
-		sym = sleepy_symbols_find(symbols, ip);
-	} else if (opts->dsos) {
-		map = sleepy_profile_mapping(profile, app, ip);
-		if (map)
-			sym = sleepy_dsos_find(opts->dsos, map, ip, dso);
-	}
-	return sym ? sym->name : NULL;
+	if (!function)
+		*dso = NULL;
+	return function;
 }
 
 /*

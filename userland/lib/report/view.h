@@ -72,6 +72,19 @@ bool sleepy_report_app_selected(const struct sleepy_report_options *opts,
 				const struct sleepy_app *app);
 
 /*
+ * Where @app's user IP @ip is, as perf's sort keys show it: its function
+ * (from -s or the recording's mappings; NULL if none names it), the file
+ * it lies in (*@dso; NULL without a mapping, or with -s) and, when no
+ * function names it, where that file holds it (*@address, perf's
+ * map-relative address, so that the same code of two processes is one
+ * row; @ip itself without a file).
+ */
+const char *sleepy_report_place(const struct sleepy_report_options *opts,
+				struct sleepy_profile *profile,
+				const struct sleepy_app *app, uint64_t ip,
+				const char **dso, uint64_t *address);
+
+/*
  * The function of @app's user IP @ip, from -s or the recording's mappings
  * (then *@dso names the file); NULL if unknown.
  */
