@@ -17,7 +17,7 @@ t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 n=0 diffs=0
 symfs=()
-options=("" "--format csv" "--format json" "--sort app,sym" "--sort pid,sym" "--sort app,dso,sym"
+options=("" "--format csv" "--format json" "--sort app,sym" "--sort pid,sym" "--sort app,dso,sym" "--sort comm,dso,sym"
 	"--sort dso,sym" "--sort pid,tid,ip"
 	"--sort cpu" "--sort sym,srcline" "--children" "--callers main" "--callees main"
 	"--folded cpu" "--folded offcpu" "--flamegraph cpu" "--speedscope cpu" "--irq-by-app"

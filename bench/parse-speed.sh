@@ -40,9 +40,8 @@
 #  * sleepy-parse --sort pid,sym and perf report --stdio --sort pid,sym:
 #    the same work, every sample resolved to its function (ELF symbols,
 #    kernel symbols), summed per process and function, all rows printed;
-#  * sleepy-parse --sort app,dso,sym and perf report --stdio (its default,
-#    comm,dso,sym): per application instance (sleepy) or per command name
-#    (perf), file and function.
+#  * sleepy-parse --sort comm,dso,sym and perf report --stdio (its default,
+#    comm,dso,sym): the same work too, per command name, file and function.
 # Each command runs RUNS times with its output to /dev/null, the tools in
 # turn; the table has the least, median and largest CPU (user + sys) time,
 # the median wall time, the largest peak RSS and, for sleepy-parse, the
@@ -221,8 +220,8 @@ tools=(
 	"sleepy-parse (default)|$parse --times %s%s|by app instance, by app instance + IP, by app instance + function: the default report|sleepy-parse (default)"
 	"sleepy-parse -s pid,sym|$parse --times --sort pid,sym %s%s|by process + function|sleepy-parse -s pid,sym"
 	"perf report -s pid,sym|perf report --stdio --sort pid,sym %s-i %s|by process + function|sleepy-parse -s pid,sym"
-	"sleepy-parse -s app,dso,sym|$parse --times --sort app,dso,sym %s%s|by app instance + file + function|sleepy-parse -s app,dso,sym"
-	"perf report|perf report --stdio %s-i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s app,dso,sym"
+	"sleepy-parse -s comm,dso,sym|$parse --times --sort comm,dso,sym %s%s|by command name + file + function|sleepy-parse -s comm,dso,sym"
+	"perf report|perf report --stdio %s-i %s|default sort comm,dso,sym: by command name + file + function|sleepy-parse -s comm,dso,sym"
 )
 
 # measure SET SLEEPY-INPUT SLEEPY-SAMPLES SLEEPY-OPTIONS PERF-INPUT
@@ -366,7 +365,7 @@ for row in rows:
         row["sleepy_speedup_wall"] = round(ref["samples_per_s_wall"] /
                                            max(row["samples_per_s_wall"], 1), 2)
         row["sleepy_memory_fraction"] = round(ref["peak_rss_kib"] / row["peak_rss_kib"], 3)
-    elif row["tool"] in ("sleepy-parse -s pid,sym", "sleepy-parse -s app,dso,sym"):
+    elif row["tool"] in ("sleepy-parse -s pid,sym", "sleepy-parse -s comm,dso,sym"):
         # what naming every sample costs over aggregating them
         ref = row_of(row["set"], "sleepy-parse -s pid,ip")
         row["cpu_over_aggregation"] = round(row["cpu_s"] / max(ref["cpu_s"], 1e-6), 2)

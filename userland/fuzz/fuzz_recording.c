@@ -97,8 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.symbols = &loop_symbols,
 		.nsymbols = 1,
 		.sort = { SLEEPY_SORT_SYM, SLEEPY_SORT_DSO, SLEEPY_SORT_APP,
-			  SLEEPY_SORT_PID, SLEEPY_SORT_TID, SLEEPY_SORT_IP },
-		.nsort = 6,
+			  SLEEPY_SORT_COMM, SLEEPY_SORT_PID, SLEEPY_SORT_TID,
+			  SLEEPY_SORT_IP },
+		.nsort = 7,
 	};
 	/* sleepy-parse --sort cpu */
 	struct sleepy_report_options by_cpu = {
@@ -142,13 +143,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dsos.vdso = profile.vdso;
 	dsos.vdso_size = profile.vdso_size;
 	everything.dsos = &dsos;
+	sorted.dsos = &dsos;
 	for (i = 0; i < ARRAY_SIZE(formats); i++) {
 		everything.format = formats[i];
 		filtered.format = formats[i];
 		sleepy_report(sink, &everything, &profile, &rec);
 		sleepy_report(sink, &filtered, &profile, &rec);
 	}
-	/* sleepy-parse --sort sym,dso,app,pid,tid,ip -s loop FILE */
+	/* sleepy-parse --sort sym,dso,app,comm,pid,tid,ip -s loop FILE */
 	sorted.format = formats[size % ARRAY_SIZE(formats)];
 	sleepy_report(sink, &sorted, &profile, &rec);
 	by_cpu.format = formats[(size + 1) % ARRAY_SIZE(formats)];

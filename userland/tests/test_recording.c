@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 135
+#define PLANNED_TESTS 136
 
 static int failures, tests;
 
@@ -1387,7 +1387,8 @@ static char *sorted_csv_mapped(struct builder *b, const char *keys)
  * An IP no function names, as perf's sort keys show it: of the file it
  * lies in, at the address the file holds it at (perf's map__map_ip()), so
  * that the same code of two instances mapped at other addresses (ASLR) is
- * one row; an IP of no mapping stays [unknown], at its own address.
+ * one row; an IP of no mapping stays [unknown], at its own address.  comm
+ * is perf's: a program's instances as one, other programs apart.
  */
 static void test_unnamed_sort(void)
 {
@@ -1404,25 +1405,37 @@ static void test_unnamed_sort(void)
 	put_mmap(&b, 1, 1000, 1000, 0, &first, NULL);
 	put_instance(&b, 2, 0, 1001, 1000, "gz", 2);
 	put_mmap(&b, 2, 1001, 1000, 0, &second, NULL);
+	put_instance(&b, 3, 0, 1002, 1000, "zcat", 1);
+	put_mmap(&b, 3, 1002, 1000, 0, &first, NULL);
 	put_sample(&b, 1, 0x10123, 0, 0);
 	put_sample(&b, 2, 0x7f0123, 0, 0);
 	put_sample(&b, 2, 0x7f0123, 0, 0);
 	put_sample(&b, 1, 0x500000, 0, 0);
-	put_trailer(&b, 4, 0);
+	put_sample(&b, 3, 0x10123, 0, 0);
+	put_trailer(&b, 5, 0);
 	out = sorted_csv_mapped(&b, "dso,sym");
 	check_output(out != NULL, out,
 		     "report,samples,percent,dso,sym\n"
-		     "sorted,3,75.0000,libgz.so,[.] 0x3123\n"
-		     "sorted,1,25.0000,[unknown],[.] 0x500000\n",
+		     "sorted,4,80.0000,libgz.so,[.] 0x3123\n"
+		     "sorted,1,20.0000,[unknown],[.] 0x500000\n",
 		     "--sort dso,sym: an unnamed IP of two instances at other addresses one row, of its file at its file offset");
 	free(out);
 	out = sorted_csv_mapped(&b, "app,sym");
 	check_output(out != NULL, out,
 		     "report,samples,percent,app,sym\n"
-		     "sorted,2,50.0000,gz#2,[.] 0x3123\n"
-		     "sorted,1,25.0000,gz#1,[.] 0x3123\n"
-		     "sorted,1,25.0000,gz#1,[.] 0x500000\n",
+		     "sorted,2,40.0000,gz#2,[.] 0x3123\n"
+		     "sorted,1,20.0000,gz#1,[.] 0x3123\n"
+		     "sorted,1,20.0000,gz#1,[.] 0x500000\n"
+		     "sorted,1,20.0000,zcat#1,[.] 0x3123\n",
 		     "--sort app,sym: each instance's unnamed IP at its file offset");
+	free(out);
+	out = sorted_csv_mapped(&b, "comm,dso,sym");
+	check_output(out != NULL, out,
+		     "report,samples,percent,comm,dso,sym\n"
+		     "sorted,3,60.0000,gz,libgz.so,[.] 0x3123\n"
+		     "sorted,1,20.0000,gz,[unknown],[.] 0x500000\n"
+		     "sorted,1,20.0000,zcat,libgz.so,[.] 0x3123\n",
+		     "--sort comm,dso,sym (perf's default): a program's instances one row, another program's apart");
 	free(out);
 	free(b.data);
 }
@@ -2146,10 +2159,10 @@ static void test_sort(void)
 	      !sleepy_sort_parse("app,", &opts, error, sizeof(error)) &&
 	      !sleepy_sort_parse("", &opts, error, sizeof(error)) &&
 	      !sleepy_sort_parse("sym,sym", &opts, error, sizeof(error)) &&
-	      sleepy_sort_parse("ip,dso,pid,app,tid,sym", &opts, error, sizeof(error)) &&
-	      opts.nsort == 6 && opts.sort[0] == SLEEPY_SORT_IP &&
-	      opts.sort[5] == SLEEPY_SORT_SYM,
-	      "--sort: unknown, repeated, empty or trailing keys refused; all six in any order");
+	      sleepy_sort_parse("ip,dso,pid,app,tid,sym,comm", &opts, error, sizeof(error)) &&
+	      opts.nsort == 7 && opts.sort[0] == SLEEPY_SORT_IP &&
+	      opts.sort[6] == SLEEPY_SORT_COMM,
+	      "--sort: unknown, repeated, empty or trailing keys refused; all seven in any order");
 	free(b.data);
 }
 

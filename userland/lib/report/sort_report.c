@@ -40,6 +40,7 @@ static const struct {
 	struct sleepy_column column;
 } keys[SLEEPY_SORT_KEYS] = {
 	[SLEEPY_SORT_APP] = { "app", { "app", "APPLICATION", -24, false } },
+	[SLEEPY_SORT_COMM] = { "comm", { "comm", "COMMAND", -16, false } },
 	[SLEEPY_SORT_PID] = { "pid", { "pid", "PID", 7, true } },
 	[SLEEPY_SORT_TID] = { "tid", { "tid", "TID", 7, true } },
 	[SLEEPY_SORT_DSO] = { "dso", { "dso", "DSO", -20, false } },
@@ -145,7 +146,7 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			    !strncmp(p, keys[k].name, len))
 				break;
 		if (k == SLEEPY_SORT_KEYS) {
-			snprintf(error, size, "unknown --sort key '%.*s' (app, pid, tid, dso, sym, ip, srcline, cpu)",
+			snprintf(error, size, "unknown --sort key '%.*s' (app, comm, pid, tid, dso, sym, ip, srcline, cpu)",
 				 (int)len, p);
 			return false;
 		}
@@ -161,7 +162,7 @@ bool sleepy_sort_parse(const char *arg, struct sleepy_report_options *opts,
 			break;
 	}
 	if (!opts->nsort || p[-1] == ',') {
-		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, pid, tid, dso, sym, ip, srcline; or cpu alone)",
+		snprintf(error, size, "invalid --sort '%s' (keys separated by commas: app, comm, pid, tid, dso, sym, ip, srcline; or cpu alone)",
 			 arg);
 		return false;
 	}
@@ -396,12 +397,14 @@ static struct cell named_cell(struct sort *s, const char *mark,
 	return named->cell;
 }
 
-/* The cell of @key (app or pid) for every count of @app. */
+/* The cell of @key (app, comm or pid) for every count of @app. */
 static struct cell app_cell(struct sort *s, enum sleepy_sort_key key,
 			    const struct sleepy_app *app)
 {
 	if (key == SLEEPY_SORT_APP)
 		return named_cell(s, "", app->label);
+	if (key == SLEEPY_SORT_COMM)
+		return named_cell(s, "", app->name);
 	return (struct cell) { no_text, app->pid };
 }
 
@@ -421,6 +424,7 @@ static struct cell key_cell(struct sort *s, enum sleepy_sort_key key,
 
 	switch (key) {
 	case SLEEPY_SORT_APP:
+	case SLEEPY_SORT_COMM:
 	case SLEEPY_SORT_PID:
 		return app_cell(s, key, app);
 	case SLEEPY_SORT_TID:
@@ -618,11 +622,11 @@ static size_t group_counts(const struct grouped_app *first,
 
 /*
  * An order that keeps a group together, then by appid: by the first
- * cell's number (a pid, or an application's label's copy index) before
- * its pointer.  The groups' order is the order the files are first
- * looked up in, which decides what a file reached by two paths is opened
- * and warned about by: in the order of pointers, that changed with the
- * build's memory layout.
+ * cell's number (a pid, or the copy index of an application's label or
+ * name) before its pointer.  The groups' order is the order the files are
+ * first looked up in, which decides what a file reached by two paths is
+ * opened and warned about by: in the order of pointers, that changed with
+ * the build's memory layout.
  */
 static int cmp_grouped_apps(const void *a, const void *b)
 {
@@ -637,8 +641,8 @@ static int cmp_grouped_apps(const void *a, const void *b)
 
 /*
  * The rows of every selected application's IP counts, keyed by
- * @opts->sort, in s->rows.  When the first key is app or pid, a row's
- * first cell is its application's, and applications whose first cells
+ * @opts->sort, in s->rows.  When the first key is app, comm or pid, a
+ * row's first cell is its application's, and applications whose first cells
  * differ share no row: their rows are built a group at a time, in a
  * table of the group's size.  One table of every row outgrew the caches
  * and took most of a large report's time.  The rows are sorted once
@@ -736,6 +740,7 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	s->profile = profile;
 	s->ncells = opts->nsort;
 	s->first_stored = opts->sort[0] == SLEEPY_SORT_APP ||
+			  opts->sort[0] == SLEEPY_SORT_COMM ||
 			  opts->sort[0] == SLEEPY_SORT_PID;
 	s->row_size = sizeof(struct sorted_row) +
 		      (s->ncells - s->first_stored) * sizeof(struct cell);

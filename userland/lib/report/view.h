@@ -18,6 +18,7 @@
 /* --sort keys, as perf report names them. */
 enum sleepy_sort_key {
 	SLEEPY_SORT_APP,	/* name#instance */
+	SLEEPY_SORT_COMM,	/* name: an application's instances as one */
 	SLEEPY_SORT_PID,
 	SLEEPY_SORT_TID,	/* needs sleepy_profile.by_tid */
 	SLEEPY_SORT_DSO,	/* file, [kernel.kallsyms] or [module] */
