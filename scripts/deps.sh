@@ -2,7 +2,7 @@
 # Installs the Debian packages the project needs, when any is missing.
 set -euo pipefail
 packages="linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
-	libdw-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev cpio xz-utils kmod rsync ccache perl sparse
+	libdw-dev libiberty-dev libzstd-dev zlib1g-dev liblzma-dev libbz2-dev cpio xz-utils kmod rsync ccache perl sparse
 	python3 python3-ply python3-git busybox-static qemu-system-x86 git trinity"
 # the i386 build of the kselftest suite (32-bit system call entries)
 packages+=" gcc-multilib"

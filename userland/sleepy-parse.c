@@ -29,14 +29,14 @@ static const char usage[] =
 "       sleepy-parse [--top N] [--app NAME[#INSTANCE]] [--format FMT]\n"
 "                    [--sort KEY[,KEY]...]\n"
 "                    [--children | --callers FUNCTION | --callees FUNCTION]\n"
-"                    [-s BINARY]... [--symfs DIR]\n"
+"                    [-s BINARY]... [--symfs DIR] [--no-demangle]\n"
 "                    [--chain NAME[#INSTANCE] [--depth N]]\n"
 "                    [--irq-by-app] [--irq-per-cpu] [--irq-intervals]\n"
 "                    [--times] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
-"                    [-s BINARY]... [--symfs DIR] FILE\n"
+"                    [-s BINARY]... [--symfs DIR] [--no-demangle] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
-"                    [-s BINARY]... [--symfs DIR] FILE\n"
+"                    [-s BINARY]... [--symfs DIR] [--no-demangle] FILE\n"
 "       sleepy-parse [--from TIME] [--to TIME] [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [--format FMT] DIR\n"
 "\n"
@@ -127,6 +127,8 @@ static const char usage[] =
 "                         matched to applications by file name\n"
 "        --symfs DIR      read the mapped files under DIR (a copy of the\n"
 "                         recorded machine's root)\n"
+"        --no-demangle    C++ and Rust function names as the files hold\n"
+"                         them (default: demangled, as perf shows them)\n"
 "    -c, --chain NAME[#I] with --sched: who NAME waited for, recursively\n"
 "    -d, --depth N        levels of --chain (1..16, default 4)\n"
 "        --irq-by-app     with --irq: interrupt time taken from each app\n"
@@ -166,6 +168,7 @@ static const char usage[] =
 struct parse_options {
 	struct sleepy_report_options report;	/* .symbols points below */
 	struct sleepy_symbols symbols[MAX_SYMBOL_FILES];
+	const char *symbol_paths[MAX_SYMBOL_FILES];	/* -s, read once parsed */
 	/* --folded, --flamegraph or --speedscope of folded_kind; NULL: none */
 	const char *stacks_option;
 	int (*write_stacks)(FILE *stream, const struct sleepy_report_options *opts,
@@ -178,6 +181,7 @@ struct parse_options {
 	const char *range_option;		/* given, of the two */
 	const char *report_option;		/* given, of the reports only */
 	const char *symfs;
+	bool mangled;				/* --no-demangle */
 	bool times;				/* --times */
 	double symbols_seconds;			/* CPU time of -s loads */
 };
@@ -224,7 +228,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
 	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES, OPT_IRQ_PER_CPU,
-	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO, OPT_TIMES };
+	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO, OPT_TIMES, OPT_NO_DEMANGLE };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -244,6 +248,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "callers", required_argument, NULL, OPT_CALLERS },
 		{ "callees", required_argument, NULL, OPT_CALLEES },
 		{ "symfs", required_argument, NULL, 'S' },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "times", no_argument, NULL, OPT_TIMES },
@@ -255,6 +260,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	char error[512];
 	uint64_t value;
 	double start;
+	unsigned int i;
 	int c;
 
 	opts->from_ns = INT64_MIN;
@@ -359,6 +365,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		case 'S':
 			opts->symfs = optarg;
 			break;
+		case OPT_NO_DEMANGLE:
+			opts->mangled = true;
+			break;
 		case 'd':
 			if (!sleepy_parse_u64(optarg, &value) || !value ||
 			    value > SLEEPY_CHAIN_MAX_DEPTH) {
@@ -382,14 +391,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					MAX_SYMBOL_FILES);
 				return SLEEPY_EXIT_USAGE;
 			}
-			start = sleepy_cpu_seconds();
-			if (sleepy_symbols_load(&opts->symbols[opts->report.nsymbols],
-						optarg, error, sizeof(error))) {
-				fprintf(stderr, "sleepy-parse: %s\n", error);
-				return SLEEPY_EXIT_ERROR;
-			}
-			opts->symbols_seconds += sleepy_cpu_seconds() - start;
-			opts->report.nsymbols++;
+			opts->symbol_paths[opts->report.nsymbols++] = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -440,6 +442,16 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	if (!opts->report.chain_depth)
 		opts->report.chain_depth = 4;
 	opts->report.path = argv[optind];
+	/* Once --no-demangle, wherever it was given, is known. */
+	start = sleepy_cpu_seconds();
+	for (i = 0; i < opts->report.nsymbols; i++) {
+		if (sleepy_symbols_load(&opts->symbols[i], opts->symbol_paths[i],
+					!opts->mangled, error, sizeof(error))) {
+			fprintf(stderr, "sleepy-parse: %s\n", error);
+			return SLEEPY_EXIT_ERROR;
+		}
+	}
+	opts->symbols_seconds = sleepy_cpu_seconds() - start;
 	return -1;
 }
 
@@ -686,6 +698,7 @@ int main(int argc, char **argv)
 	/* Said after the report, not into the middle of its first table. */
 	warnings = open_memstream(&warned, &warned_size);
 	sleepy_dsos_init(&dsos, opts.symfs, warnings ?: stderr);
+	dsos.mangled = opts.mangled;
 	dsos.vdso = profile.vdso;
 	dsos.vdso_size = profile.vdso_size;
 	opts.report.dsos = &dsos;

@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 
-	if (!sleepy_symbols_load(&symbols, path, error, sizeof(error))) {
+	if (!sleepy_symbols_load(&symbols, path, true, error, sizeof(error))) {
 		for (i = 0; i < symbols.count; i++)
 			sleepy_symbols_find(&symbols, symbols.syms[i].start);
 		sleepy_symbols_free(&symbols);

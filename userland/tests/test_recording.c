@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 136
+#define PLANNED_TESTS 139
 
 static int failures, tests;
 
@@ -345,20 +345,32 @@ static void test_damaged(void)
 	free(b.data);
 }
 
+static char *report(struct sleepy_profile *p, struct sleepy_recording *rec,
+		    struct sleepy_dsos *dsos, enum sleepy_format format,
+		    const struct sleepy_symbols *symbols);
+
 static void test_names_sanitised(void)
 {
 	struct builder b = {};
 	struct sleepy_recording rec;
 	struct sleepy_profile p;
+	char *csv, *json;
 
 	put_header(&b, 1);
-	put_app(&b, 1, "a;b,c\"\n", 3);
+	put_app(&b, 1, "a;b,c\"\n\\", 3);
 	put_sample(&b, 1, 1, 0, 0);
 	put_trailer(&b, 1, 0);
 	read_all(&b, &rec, &p);
-	check(!strcmp(sleepy_profile_app(&p, 1)->label, "a_b_c__#3"),
-	      "separators and control bytes replaced in names (%s)",
+	check(!strcmp(sleepy_profile_app(&p, 1)->label, "a_b,c\"_\\#3"),
+	      "the folded stacks' separator and control bytes replaced in names (%s)",
 	      sleepy_profile_app(&p, 1)->label);
+	csv = report(&p, &rec, NULL, SLEEPY_FORMAT_CSV, NULL);
+	json = report(&p, &rec, NULL, SLEEPY_FORMAT_JSON, NULL);
+	check(csv && strstr(csv, "\nby_app,\"a_b,c\"\"_\\#3\",") &&
+	      json && strstr(json, "\"app\": \"a_b,c\\\"_\\\\#3\""),
+	      "a name's comma and quote quoted in CSV, its quote and backslash escaped in JSON");
+	free(csv);
+	free(json);
 	check(!strcmp(sleepy_profile_app(&p, 9)->label, "[unannounced]"),
 	      "samples of an unannounced appid get a label");
 	sleepy_profile_free(&p);
@@ -373,7 +385,7 @@ static void test_symbols(const char *dir)
 	size_t i;
 
 	snprintf(path, sizeof(path), "%s/bench/call", dir);
-	if (sleepy_symbols_load(&syms, path, error, sizeof(error))) {
+	if (sleepy_symbols_load(&syms, path, true, error, sizeof(error))) {
 		check(0, "symbols of %s: %s", path, error);
 		return;
 	}
@@ -396,9 +408,9 @@ static void test_symbols(const char *dir)
 	      sleepy_symbols_find(&syms, found->start + found->size / 2) == found,
 	      "the PLT stubs of bench/call are one function, [plt]");
 	sleepy_symbols_free(&syms);
-	check(sleepy_symbols_load(&syms, "/nonexistent", error, sizeof(error)) &&
+	check(sleepy_symbols_load(&syms, "/nonexistent", true, error, sizeof(error)) &&
 	      strstr(error, "No such file"), "missing binary refused (%s)", error);
-	check(sleepy_symbols_load(&syms, "/etc/hostname", error, sizeof(error)) &&
+	check(sleepy_symbols_load(&syms, "/etc/hostname", true, error, sizeof(error)) &&
 	      strstr(error, "not an ELF"), "non-ELF refused (%s)", error);
 }
 
@@ -970,6 +982,33 @@ __attribute__((noinline)) int mapped_function(int x)
 	return x * 3 + 1;
 }
 
+/*
+ * A C++ name (sleepy::pair<int, char>::cxx_named(int)): shown demangled,
+ * or as it is with --no-demangle.
+ */
+__attribute__((noinline, externally_visible)) int cxx_named(int x)
+	__asm__("_ZN6sleepy4pairIicE9cxx_namedEi");
+int cxx_named(int x)
+{
+	return x * 5 + 2;
+}
+
+/*
+ * Names of one address, as libc's getdelim (weak) and __getdelim (global):
+ * perf shows the strong one of fewest leading underscores, though the weak
+ * one's name is longer.
+ */
+__attribute__((noinline, externally_visible)) int __aliased_function(int x)
+{
+	return x * 7 + 3;
+}
+/* In assembly: link-time optimisation made a weak alias of C global. */
+__asm__(".weak aliased_function_weak_alias\n"
+	".set aliased_function_weak_alias, __aliased_function\n");
+extern int aliased_function_weak_alias(int x);
+extern int aliased_function(int x)
+	__attribute__((externally_visible, alias("__aliased_function")));
+
 /* An executable file mapping, as /proc/self/maps shows one. */
 struct file_map {
 	uint64_t start, end, offset;
@@ -1195,7 +1234,7 @@ static int lines_with(const char *text, const char *a, const char *b)
 	return n;
 }
 
-#define MAPPING_TESTS 12
+#define MAPPING_TESTS 14
 
 /*
  * Functions named from the mappings in a recording: of this program and
@@ -1228,7 +1267,7 @@ static void test_mappings(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/bench/call", dir);
 	if (!realpath(path, call_path) ||
-	    sleepy_symbols_load(&call_syms, call_path, path, sizeof(path)) ||
+	    sleepy_symbols_load(&call_syms, call_path, true, path, sizeof(path)) ||
 	    !find_self_map(f, &exe) || !find_self_map(g, &libc) ||
 	    !strcmp(exe.path, libc.path) || !exec_segment(call_path, &call) ||
 	    !dl_iterate_phdr(find_build_id, &exe_id) || !exe_id.size) {
@@ -1345,8 +1384,25 @@ static void test_mappings(const char *dir)
 	sleepy_dsos_init(&dsos, "/nonexistent", w);
 	ok[1] = named(&p, &dsos, 1, f, NULL, NULL);
 	sleepy_dsos_free(&dsos);
+
+	sleepy_dsos_init(&dsos, NULL, w);
+	ok[2] = named(&p, &dsos, 1, (uintptr_t)cxx_named + 1,
+		      "sleepy::pair<int, char>::cxx_named", exe_dso);
+	/* Debian's libc exports __getdelim and, weak, getdelim. */
+	ok[3] = named(&p, &dsos, 1, (uintptr_t)aliased_function_weak_alias + 1,
+		      "aliased_function", exe_dso) &&
+		named(&p, &dsos, 1, (uintptr_t)getdelim + 1, "__getdelim",
+		      libc_dso);
+	sleepy_dsos_free(&dsos);
+	sleepy_dsos_init(&dsos, NULL, w);
+	dsos.mangled = true;
+	ok[4] = named(&p, &dsos, 1, (uintptr_t)cxx_named + 1,
+		      "_ZN6sleepy4pairIicE9cxx_namedEi", exe_dso);
+	sleepy_dsos_free(&dsos);
 	fclose(w);
 	check(ok[0] && ok[1], "--symfs: the mapped files read under that root");
+	check(ok[2] && ok[4], "a C++ name demangled without its parameters, as perf shows it; as it is with --no-demangle");
+	check(ok[3], "names of one address: the strong one of fewest leading underscores, as perf chooses");
 
 	sleepy_profile_free(&p);
 	sleepy_symbols_free(&call_syms);
@@ -1545,7 +1601,7 @@ static void test_debug_file(void)
 	if (w)
 		fclose(w);
 	snprintf(path, sizeof(path), "%s/prog.full", dir);
-	if (!sleepy_symbols_load(&full, path, line, sizeof(line)))
+	if (!sleepy_symbols_load(&full, path, true, line, sizeof(line)))
 		for (i = 0; i < full.count; i++)
 			if (!strcmp(full.syms[i].name, "debug_only_function"))
 				f = &full.syms[i];
@@ -1620,7 +1676,7 @@ static void test_bad_elf(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/bench/call", dir);
 	if (realpath(path, call_path) &&
-	    !sleepy_symbols_load(&call_syms, call_path, path, sizeof(path)))
+	    !sleepy_symbols_load(&call_syms, call_path, true, path, sizeof(path)))
 		for (i = 0; i < call_syms.count; i++)
 			if (!strcmp(call_syms.syms[i].name, "loop"))
 				loop = &call_syms.syms[i];

@@ -334,15 +334,14 @@ static void add_sample(struct sleepy_profile *profile,
 }
 
 /*
- * Keeps separators, control bytes and bytes past ASCII out of reports.  A
- * table, not six comparisons a byte: every name of every symbol file read
- * goes through.
+ * Keeps the folded stacks' separator, control bytes and bytes past ASCII
+ * out of reports.  A table, not four comparisons a byte: every name of
+ * every symbol file read goes through.
  */
 void sleepy_sanitise_name(char *name)
 {
 	static const bool replaced[256] = {
-		[0x01 ... 0x1f] = true, [';'] = true, [','] = true,
-		['"'] = true, ['\\'] = true, [0x7f ... 0xff] = true,
+		[0x01 ... 0x1f] = true, [';'] = true, [0x7f ... 0xff] = true,
 	};
 
 	for (; *name; name++)

@@ -226,7 +226,11 @@ const struct sleepy_mapping *sleepy_profile_mapping(struct sleepy_profile *profi
 						    const struct sleepy_app *app,
 						    uint64_t ip);
 
-/* Replaces separators and control bytes in @name, for the reports. */
+/*
+ * Replaces control bytes, bytes past ASCII and ';' (the folded stacks'
+ * separator) in @name, for the reports; the CSV writer quotes a comma or
+ * a quote, JSON's escapes a quote or a backslash.
+ */
 void sleepy_sanitise_name(char *name);
 
 /*

@@ -6,13 +6,16 @@
  * the .symtab of its separate debug file, found by build-id as gdb and
  * perf find it (/usr/lib/debug/.build-id/xx/rest.debug, under --symfs),
  * whose build-id must be the file's; else from its .dynsym.  Its source
- * lines come from whichever of the two has them.
+ * lines come from whichever of the two has them.  C++ and Rust names are
+ * demangled as they are read (libiberty's, as perf's): once per symbol,
+ * however many samples name it.
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,14 +59,40 @@ struct sleepy_dso {
 	Dwarf *dwarf;
 };
 
+static size_t leading_underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/*
+ * By address; of the names of one address (aliases: getdelim and
+ * __getdelim, memcpy's and memmove's code) the lookup takes the last, so
+ * the one perf's choose_best_symbol() shows comes last: a sized one, a
+ * strong one, a global one, the one of fewest leading underscores, the
+ * longest; of names alike in all that, the first in strcmp() order.
+ */
 static int cmp_syms(const void *a, const void *b)
 {
 	const struct sleepy_symbol *x = a, *y = b;
+	size_t nx, ny;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* The lookup takes the last: a sized symbol before an unsized one. */
-	return (int)y->unsized - (int)x->unsized;
+	if (x->unsized != y->unsized)
+		return x->unsized ? -1 : 1;
+	if ((x->binding == STB_WEAK) != (y->binding == STB_WEAK))
+		return x->binding == STB_WEAK ? -1 : 1;
+	if ((x->binding == STB_GLOBAL) != (y->binding == STB_GLOBAL))
+		return x->binding == STB_GLOBAL ? 1 : -1;
+	nx = leading_underscores(x->name);
+	ny = leading_underscores(y->name);
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	nx = strlen(x->name);
+	ny = strlen(y->name);
+	if (nx != ny)
+		return nx < ny ? -1 : 1;
+	return strcmp(y->name, x->name);
 }
 
 /* Sorted for lookups, and indexed: a report looks up millions of IPs. */
@@ -75,11 +104,29 @@ static void symbols_sort(struct sleepy_symbols *symbols)
 }
 
 /*
+ * A copy of @name to show: demangled if @demangle and it is a C++ or Rust
+ * name, without the parameters, as perf report shows it; NULL if out of
+ * memory.
+ */
+static char *symbol_name(const char *name, bool demangle)
+{
+	char *demangled;
+
+	if (demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
+		demangled = cplus_demangle(name, DMGL_AUTO);
+		if (demangled)
+			return demangled;
+	}
+	return strdup(name);
+}
+
+/*
  * @mapped: a file of the mappings, where a symbol without a size (of
  * hand-written assembly, mostly) still names the code after it.
  */
 static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
-		       Elf_Scn *scn, GElf_Shdr *shdr, bool mapped)
+		       Elf_Scn *scn, GElf_Shdr *shdr, bool mapped,
+		       bool demangle)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	struct sleepy_symbol *syms;
@@ -113,7 +160,8 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 		*s = (struct sleepy_symbol) {
 			.start = sym.st_value,
 			.size = sym.st_size,
-			.name = strdup(name),
+			.name = symbol_name(name, demangle),
+			.binding = GELF_ST_BIND(sym.st_info),
 		};
 		if (!s->name)
 			return -1;
@@ -132,7 +180,7 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 
 /* Reads the function symbols of every section of @type. */
 static int read_functions(struct sleepy_symbols *symbols, Elf *elf,
-			  GElf_Word type, bool mapped)
+			  GElf_Word type, bool mapped, bool demangle)
 {
 	Elf_Scn *scn = NULL;
 
@@ -140,7 +188,7 @@ static int read_functions(struct sleepy_symbols *symbols, Elf *elf,
 		GElf_Shdr shdr;
 
 		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == type &&
-		    read_symtab(symbols, elf, scn, &shdr, mapped))
+		    read_symtab(symbols, elf, scn, &shdr, mapped, demangle))
 			return -1;
 	}
 	return 0;
@@ -209,7 +257,7 @@ static Elf *open_elf(const char *path, int *fd, GElf_Ehdr *ehdr,
 }
 
 int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
-			char *error, size_t error_size)
+			bool demangle, char *error, size_t error_size)
 {
 	const char *base;
 	GElf_Ehdr ehdr;
@@ -226,7 +274,7 @@ int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 			 path);
 		goto fail;
 	}
-	if (read_functions(symbols, elf, SHT_SYMTAB, false)) {
+	if (read_functions(symbols, elf, SHT_SYMTAB, false, demangle)) {
 		snprintf(error, error_size, "%s: bad symbol table", path);
 		goto fail;
 	}
@@ -399,7 +447,8 @@ static int read_debug_functions(struct sleepy_dsos *dsos,
 
 	if (!elf)
 		return 0;
-	ret = read_functions(&dso->symbols, elf, SHT_SYMTAB, true);
+	ret = read_functions(&dso->symbols, elf, SHT_SYMTAB, true,
+			     !dsos->mangled);
 	elf_end(elf);
 	close(fd);
 	return ret;
@@ -409,6 +458,7 @@ static int read_debug_functions(struct sleepy_dsos *dsos,
 static int dso_read(struct sleepy_dsos *dsos, struct sleepy_dso *dso, Elf *elf,
 		    char *error, size_t error_size)
 {
+	bool demangle = !dsos->mangled;
 	size_t n, i;
 
 	if (elf_getphdrnum(elf, &n)) {
@@ -433,10 +483,10 @@ static int dso_read(struct sleepy_dsos *dsos, struct sleepy_dso *dso, Elf *elf,
 	 * Stripped: the debug file's .symtab, else .dynsym, the exported
 	 * functions at least.
 	 */
-	if (read_functions(&dso->symbols, elf, SHT_SYMTAB, true) ||
+	if (read_functions(&dso->symbols, elf, SHT_SYMTAB, true, demangle) ||
 	    (!dso->symbols.count && read_debug_functions(dsos, dso)) ||
 	    (!dso->symbols.count &&
-	     read_functions(&dso->symbols, elf, SHT_DYNSYM, true))) {
+	     read_functions(&dso->symbols, elf, SHT_DYNSYM, true, demangle))) {
 		snprintf(error, error_size, "%s: bad symbol table", dso->path);
 		return -1;
 	}

@@ -24,6 +24,7 @@ struct sleepy_symbol {
 	 * end, unless another symbol starts before.  Only in mapped files.
 	 */
 	bool unsized;
+	uint8_t binding;	/* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 };
 
 struct sleepy_symbols {
@@ -34,9 +35,12 @@ struct sleepy_symbols {
 	struct sleepy_start_index index;	/* of @syms, once sorted */
 };
 
-/* Loads @path; returns 0, or -1 with a message in @error. */
+/*
+ * Loads @path, its C++ and Rust names demangled if @demangle; returns 0,
+ * or -1 with a message in @error.
+ */
 int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
-			char *error, size_t error_size);
+			bool demangle, char *error, size_t error_size);
 void sleepy_symbols_free(struct sleepy_symbols *symbols);
 /* Function containing @addr, or NULL. */
 const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *symbols,
@@ -50,6 +54,7 @@ const struct sleepy_symbol *sleepy_symbols_find(const struct sleepy_symbols *sym
 struct sleepy_dsos {
 	const char *symfs;	/* prefix of the recorded paths, or NULL */
 	FILE *warnings;
+	bool mangled;		/* --no-demangle: names as the files hold them */
 	/* The recording's vDSO image (SLEEPY_REC_VDSO), for "[vdso]"; or NULL. */
 	const void *vdso;
 	size_t vdso_size;

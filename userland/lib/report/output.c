@@ -33,6 +33,26 @@ void sleepy_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * ",@s" as a CSV field: quoted, its quotes doubled, if it holds a comma or
+ * a quote (RFC 4180), as C++ names do (hash_table<int_hash<int, 0, -1>>).
+ */
+static void csv_field(FILE *out, const char *s)
+{
+	fputc(',', out);
+	if (!strpbrk(s, ",\"")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 void sleepy_output_begin(struct sleepy_output *o, FILE *out,
 			 enum sleepy_format format, const char *text_summary,
 			 const char *json_summary)
@@ -215,10 +235,14 @@ void sleepy_output_row(struct sleepy_output *o, const struct sleepy_row *r)
 		break;
 	case SLEEPY_FORMAT_CSV:
 		/* dso last: scripts know the columns before it by number. */
-		fprintf(o->out, "%s,%s,%u,%s,%s,%s,%" PRIu64 ",%.4f,%s\n",
-			o->key, r->app, r->pid, ip,
-			r->has_ip ? (r->in_kernel ? "kernel" : "user") : "",
-			r->function ?: "", r->samples, r->percent, r->dso ?: "");
+		fputs(o->key, o->out);
+		csv_field(o->out, r->app);
+		fprintf(o->out, ",%u,%s,%s", r->pid, ip,
+			r->has_ip ? (r->in_kernel ? "kernel" : "user") : "");
+		csv_field(o->out, r->function ?: "");
+		fprintf(o->out, ",%" PRIu64 ",%.4f", r->samples, r->percent);
+		csv_field(o->out, r->dso ?: "");
+		fputc('\n', o->out);
 		break;
 	case SLEEPY_FORMAT_JSON:
 		fprintf(o->out, "%s\n    {\"app\": ", o->rows ? "," : "");
@@ -413,10 +437,9 @@ void sleepy_output_cells_after(struct sleepy_output *o,
 		text_cells(o, cells, same);
 		break;
 	case SLEEPY_FORMAT_CSV:
-		/* Cells are names (sanitised when read), numbers or IPs. */
-		fprintf(o->out, "%s", o->key);
+		fputs(o->key, o->out);
 		for (i = 0; i < o->ncolumns; i++)
-			fprintf(o->out, ",%s", cells[i]);
+			csv_field(o->out, cells[i]);
 		fputc('\n', o->out);
 		break;
 	case SLEEPY_FORMAT_JSON:
