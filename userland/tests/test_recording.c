@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 139
+#define PLANNED_TESTS 140
 
 static int failures, tests;
 
@@ -1437,6 +1437,107 @@ static char *sorted_csv_mapped(struct builder *b, const char *keys)
 	sleepy_dsos_free(&dsos);
 	fclose(w);
 	return text;
+}
+
+/*
+ * Whether every PLT stub objdump names in @stubs ("ADDRESS NAME@plt"
+ * lines) of the program mapped as @appid is named so; *@n the stubs.
+ */
+static bool stubs_named(struct sleepy_profile *p, struct sleepy_dsos *dsos,
+			uint32_t appid, const char *stubs, const char *dso,
+			int *n)
+{
+	char name[256];
+	uint64_t address;
+	bool ok = true;
+	FILE *f = fopen(stubs, "r");
+
+	*n = 0;
+	while (f && fscanf(f, "%" SCNx64 " %255s", &address, name) == 2) {
+		ok = named(p, dsos, appid, address + 1, name, dso) && ok;
+		++*n;
+	}
+	if (f)
+		fclose(f);
+	return f && ok;
+}
+
+/*
+ * A call into a shared library goes through the program's PLT stub for
+ * it: each stub is NAME@plt, as perf and objdump name it, whether the
+ * stubs follow .plt's header or are in .plt.sec (a program built for
+ * Intel's IBT); the header, and .plt beside .plt.sec, stay [plt].
+ */
+static void test_plt_stubs(void)
+{
+	static const char setup[] =
+		"set -e; cd %s\n"
+		"printf '#include <stdio.h>\\n#include <stdlib.h>\\n"
+		"int main(void) { puts(getenv(\"HOME\") ?: \"-\"); return abs(1); }\\n' > prog.c\n"
+		"gcc -O1 -no-pie -fno-builtin -o plain prog.c\n"
+		"gcc -O1 -no-pie -fno-builtin -fcf-protection=full -Wl,-z,ibtplt -o ibt prog.c\n"
+		"readelf -SW ibt | grep -q '[.]plt[.]sec'\n"
+		"for f in plain ibt; do\n"
+		"\tobjdump -d -j .plt -j .plt.sec $f |\n"
+		"\t\tsed -n 's/^0*\\([0-9a-f]*\\) <\\(.*@plt\\)>:$/\\1 \\2/p' > $f.stubs\n"
+		"\tobjdump -d -j .plt $f | sed -n 's/^0*\\([0-9a-f]*\\) <.*>:$/\\1/p' | head -1 > $f.header\n"
+		"done\n";
+	char dir[] = "/tmp/sleepy-plt-XXXXXX", command[sizeof(setup) + 64];
+	char path[PATH_MAX];
+	struct file_map plain, ibt;
+	struct sleepy_recording rec;
+	struct sleepy_dsos dsos;
+	struct sleepy_profile p;
+	struct builder b = {};
+	uint64_t header[2] = { 0, 0 };
+	int n[2] = { 0, 0 };
+	bool ok[2];
+	FILE *f;
+	int i;
+
+	snprintf(command, sizeof(command), setup, mkdtemp(dir) ? dir : "/nonexistent");
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	ok[0] = !system(command) && exec_segment(path, &plain);
+	snprintf(path, sizeof(path), "%s/ibt", dir);
+	ok[0] = ok[0] && exec_segment(path, &ibt);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s.header", dir, i ? "ibt" : "plain");
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%" SCNx64, &header[i]) != 1)
+			ok[0] = false;
+		if (f)
+			fclose(f);
+	}
+	if (!ok[0]) {
+		check(0, "PLT stubs: no test setup (%s)", command);
+		goto out;
+	}
+	put_header(&b, 2);
+	put_instance(&b, 1, 0, 1000, 1000, "plain", 1);
+	put_mmap(&b, 1, 1000, 1000, 0, &plain, NULL);
+	put_instance(&b, 2, 0, 1001, 1000, "ibt", 1);
+	put_mmap(&b, 2, 1001, 1000, 0, &ibt, NULL);
+	put_trailer(&b, 0, 0);
+	f = fopen("/dev/null", "w");
+	sleepy_dsos_init(&dsos, NULL, f);
+	read_all(&b, &rec, &p);
+	snprintf(path, sizeof(path), "%s/plain.stubs", dir);
+	ok[0] = stubs_named(&p, &dsos, 1, path, "plain", &n[0]) &&
+		named(&p, &dsos, 1, header[0] + 1, "[plt]", "plain");
+	snprintf(path, sizeof(path), "%s/ibt.stubs", dir);
+	ok[1] = stubs_named(&p, &dsos, 2, path, "ibt", &n[1]) &&
+		named(&p, &dsos, 2, header[1] + 1, "[plt]", "ibt");
+	check(ok[0] && ok[1] && n[0] >= 3 && n[1] >= 3,
+	      "PLT stubs: each NAME@plt as objdump names it, after .plt's header (%d) and in .plt.sec (%d); the header [plt]",
+	      n[0], n[1]);
+	sleepy_dsos_free(&dsos);
+	sleepy_profile_free(&p);
+	fclose(f);
+	free(b.data);
+out:
+	snprintf(command, sizeof(command), "rm -rf %s", dir);
+	if (system(command))
+		perror(command);
 }
 
 /*
@@ -3383,6 +3484,7 @@ int main(int argc, char **argv)
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_one_file_two_paths();
 	test_unnamed_sort();
+	test_plt_stubs();
 	test_bad_mmap();
 	test_bad_elf(argc > 1 ? argv[1] : "../build/userland");
 	test_debug_file();

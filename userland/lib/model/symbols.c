@@ -151,8 +151,13 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 		const char *name;
 		GElf_Sym sym;
 
+		/*
+		 * An undefined function's value, if any, is its PLT stub in
+		 * a program that takes its address: the stub's, not its.
+		 */
 		if (!gelf_getsym(data, i, &sym) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value ||
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
 		if (!name || !*name)
@@ -167,8 +172,7 @@ static int read_symtab(struct sleepy_symbols *symbols, Elf *elf,
 			return -1;
 		sleepy_sanitise_name(s->name);
 		symbols->count++;
-		if (!mapped || sym.st_size || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_shndx >= SHN_LORESERVE ||
+		if (!mapped || sym.st_size || sym.st_shndx >= SHN_LORESERVE ||
 		    !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &section) ||
 		    sym.st_value - section.sh_addr >= section.sh_size)
 			continue;
@@ -194,43 +198,138 @@ static int read_functions(struct sleepy_symbols *symbols, Elf *elf,
 	return 0;
 }
 
+/* Adds @sym, whose name the table then owns; -1 if out of memory. */
+static int add_symbol(struct sleepy_symbols *symbols, struct sleepy_symbol sym)
+{
+	struct sleepy_symbol *syms;
+
+	if (!sym.name)
+		return -1;
+	syms = realloc(symbols->syms, (symbols->count + 1) * sizeof(*syms));
+	if (!syms) {
+		free(sym.name);
+		return -1;
+	}
+	symbols->syms = syms;
+	syms[symbols->count++] = sym;
+	return 0;
+}
+
+/* An x86-64 PLT stub's size, and the size of .plt's header (PLT0). */
+#define PLT_STUB_SIZE	16
+
+/* "NAME@plt", NAME as symbol_name() shows it; NULL if out of memory. */
+static char *stub_name(const char *name, bool demangle)
+{
+	char *shown = symbol_name(name, demangle), *stub;
+	size_t size;
+
+	if (!shown)
+		return NULL;
+	size = strlen(shown) + sizeof("@plt");
+	stub = malloc(size);
+	if (stub) {
+		snprintf(stub, size, "%s@plt", shown);
+		sleepy_sanitise_name(stub);
+	}
+	free(shown);
+	return stub;
+}
+
+/*
+ * Each x86-64 PLT stub named NAME@plt, for the function it calls, as perf
+ * names it: one 16-byte stub per .rela.plt entry, in their order, from
+ * @first on (in .plt.sec in a file built for IBT, else after .plt's
+ * header).  An entry of no symbol (an ifunc's) leaves its stub to [plt].
+ */
+static int read_plt_stubs(struct sleepy_symbols *symbols, Elf *elf,
+			  Elf_Scn *rela_plt, const GElf_Shdr *stubs,
+			  uint64_t first, bool demangle)
+{
+	GElf_Shdr rela_shdr, dynsym_shdr;
+	Elf_Data *relas, *dynsyms;
+	Elf_Scn *dynsym;
+	size_t i, n;
+
+	if (!gelf_getshdr(rela_plt, &rela_shdr) ||
+	    rela_shdr.sh_type != SHT_RELA || !rela_shdr.sh_entsize ||
+	    !(dynsym = elf_getscn(elf, rela_shdr.sh_link)) ||
+	    !gelf_getshdr(dynsym, &dynsym_shdr) ||
+	    !(relas = elf_getdata(rela_plt, NULL)) ||
+	    !(dynsyms = elf_getdata(dynsym, NULL)))
+		return 0;
+	n = relas->d_size / rela_shdr.sh_entsize;
+	for (i = 0; i < n && first + (i + 1) * PLT_STUB_SIZE <= stubs->sh_size;
+	     i++) {
+		const char *name;
+		GElf_Rela rela;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(relas, i, &rela) || !GELF_R_SYM(rela.r_info) ||
+		    !gelf_getsym(dynsyms, GELF_R_SYM(rela.r_info), &sym) ||
+		    !(name = elf_strptr(elf, dynsym_shdr.sh_link, sym.st_name)) ||
+		    !*name)
+			continue;
+		if (add_symbol(symbols, (struct sleepy_symbol) {
+			.start = stubs->sh_addr + first + i * PLT_STUB_SIZE,
+			.size = PLT_STUB_SIZE,
+			.name = stub_name(name, demangle),
+		}))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * The PLT stubs have no symbols of their own: one [plt] function over
- * each PLT section, so that time in them is named as what it is (perf
- * shows them as NAME@plt) rather than as a bare address.
+ * each PLT section, so that time in them is named as what it is rather
+ * than as a bare address, and on x86-64 each stub of .rela.plt as perf
+ * names it (NAME@plt).  [plt] is unsized: a stub at its start wins.
  */
-static int read_plt(struct sleepy_symbols *symbols, Elf *elf)
+static int read_plt(struct sleepy_symbols *symbols, Elf *elf, bool demangle)
 {
 	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got", ".iplt" };
-	struct sleepy_symbol *syms;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr plt = { 0 }, plt_sec = { 0 };
+	Elf_Scn *scn = NULL, *rela_plt = NULL;
 	size_t strndx, i;
+	GElf_Ehdr ehdr;
 
-	if (elf_getshdrstrndx(elf, &strndx))
+	if (elf_getshdrstrndx(elf, &strndx) || !gelf_getehdr(elf, &ehdr))
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		GElf_Shdr shdr;
 
-		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_EXECINSTR) ||
-		    !shdr.sh_size || !(name = elf_strptr(elf, strndx, shdr.sh_name)))
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(name = elf_strptr(elf, strndx, shdr.sh_name)))
+			continue;
+		if (!strcmp(name, ".rela.plt"))
+			rela_plt = scn;
+		if (!(shdr.sh_flags & SHF_EXECINSTR) || !shdr.sh_size)
 			continue;
 		for (i = 0; i < sizeof(plts) / sizeof(plts[0]); i++)
 			if (!strcmp(name, plts[i]))
 				break;
 		if (i == sizeof(plts) / sizeof(plts[0]))
 			continue;
-		syms = realloc(symbols->syms, (symbols->count + 1) * sizeof(*syms));
-		if (!syms)
-			return -1;
-		symbols->syms = syms;
-		syms[symbols->count] = (struct sleepy_symbol) {
+		if (!strcmp(name, ".plt"))
+			plt = shdr;
+		else if (!strcmp(name, ".plt.sec"))
+			plt_sec = shdr;
+		if (add_symbol(symbols, (struct sleepy_symbol) {
 			.start = shdr.sh_addr, .size = shdr.sh_size,
-			.name = strdup("[plt]"),
-		};
-		if (!syms[symbols->count++].name)
+			.name = strdup("[plt]"), .unsized = true,
+		}))
 			return -1;
 	}
+	if (ehdr.e_machine != EM_X86_64 || !rela_plt)
+		return 0;
+	if (plt_sec.sh_size)
+		return read_plt_stubs(symbols, elf, rela_plt, &plt_sec, 0,
+				      demangle);
+	if (plt.sh_size)
+		return read_plt_stubs(symbols, elf, rela_plt, &plt,
+				      PLT_STUB_SIZE, demangle);
 	return 0;
 }
 
@@ -283,7 +382,7 @@ int sleepy_symbols_load(struct sleepy_symbols *symbols, const char *path,
 			 path);
 		goto fail;
 	}
-	if (read_plt(symbols, elf)) {
+	if (read_plt(symbols, elf, demangle)) {
 		snprintf(error, error_size, "%s: out of memory", path);
 		goto fail;
 	}
@@ -494,7 +593,7 @@ static int dso_read(struct sleepy_dsos *dsos, struct sleepy_dso *dso, Elf *elf,
 		snprintf(error, error_size, "%s: no function symbols", dso->path);
 		return -1;
 	}
-	if (read_plt(&dso->symbols, elf)) {
+	if (read_plt(&dso->symbols, elf, demangle)) {
 		snprintf(error, error_size, "%s: out of memory", dso->path);
 		return -1;
 	}

@@ -20,8 +20,9 @@ struct sleepy_symbol {
 	uint64_t size;
 	char *name;
 	/*
-	 * Had no size (assembly without .size): reaches to its section's
-	 * end, unless another symbol starts before.  Only in mapped files.
+	 * Had no size (assembly without .size, in a mapped file), or is a
+	 * PLT section's [plt]: reaches to its section's end, unless another
+	 * symbol starts before.
 	 */
 	bool unsized;
 	uint8_t binding;	/* STB_LOCAL, STB_GLOBAL, STB_WEAK */
