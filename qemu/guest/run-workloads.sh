@@ -17,7 +17,7 @@ if [ -f /sleepy/prog/name ]; then
 	echo "sleepy-guest: exit status $code"
 	echo "$code" > $status
 	# Function names when the program is a non-PIE ELF with symbols.
-	sleepy-parse -s "$prog" --help >/dev/null 2>&1 && symbols="-s $prog"
+	sleepy-parse -s "$prog" --top 1 $rec >/dev/null 2>&1 && symbols="-s $prog"
 else
 	echo "sleepy-guest: sleepy-start $opts -o $rec"
 	if ! sleepy-start $opts -o $rec; then
