@@ -1410,35 +1410,6 @@ static void test_mappings(const char *dir)
 	free(b.data);
 }
 
-/* The CSV report of @b read with --sort @keys, naming by its mappings. */
-static char *sorted_csv_mapped(struct builder *b, const char *keys)
-{
-	struct sleepy_report_options opts = {
-		.path = "t", .format = SLEEPY_FORMAT_CSV, .chain_depth = 1,
-	};
-	struct sleepy_recording rec;
-	struct sleepy_profile p;
-	struct sleepy_dsos dsos;
-	char error[128], *text = NULL;
-	size_t size;
-	FILE *f, *w = fopen("/dev/null", "w");
-
-	if (!w || !sleepy_sort_parse(keys, &opts, error, sizeof(error)))
-		return NULL;
-	sleepy_dsos_init(&dsos, NULL, w);
-	opts.dsos = &dsos;
-	sleepy_profile_init(&p);
-	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
-		sleepy_profile_read(&p, &rec);
-	f = open_memstream(&text, &size);
-	sleepy_report(f, &opts, &p, &rec);
-	fclose(f);
-	sleepy_profile_free(&p);
-	sleepy_dsos_free(&dsos);
-	fclose(w);
-	return text;
-}
-
 /*
  * Whether every PLT stub objdump names in @stubs ("ADDRESS NAME@plt"
  * lines) of the program mapped as @appid is named so; *@n the stubs.
@@ -1541,6 +1512,43 @@ out:
 }
 
 /*
+ * The CSV report of @b read with --sort @keys, named by @symbols (-s), or
+ * without them by the recording's mappings.
+ */
+static char *sorted_csv_named(struct builder *b, const char *keys,
+			       const struct sleepy_symbols *symbols)
+{
+	struct sleepy_report_options opts = {
+		.path = "t", .format = SLEEPY_FORMAT_CSV,
+		.symbols = symbols, .nsymbols = !!symbols, .chain_depth = 1,
+	};
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_dsos dsos;
+	char error[128], *text = NULL;
+	size_t size;
+	FILE *f, *warnings;
+
+	if (!sleepy_sort_parse(keys, &opts, error, sizeof(error)))
+		return strdup(error);
+	warnings = fopen("/dev/null", "w");
+	sleepy_dsos_init(&dsos, NULL, warnings);
+	if (!symbols)
+		opts.dsos = &dsos;
+	sleepy_profile_init(&p);
+	p.by_tid = sleepy_sort_has(&opts, SLEEPY_SORT_TID);
+	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
+		sleepy_profile_read(&p, &rec);
+	f = open_memstream(&text, &size);
+	sleepy_report(f, &opts, &p, &rec);
+	fclose(f);
+	sleepy_profile_free(&p);
+	sleepy_dsos_free(&dsos);
+	fclose(warnings);
+	return text;
+}
+
+/*
  * An IP no function names, as perf's sort keys show it: of the file it
  * lies in, at the address the file holds it at (perf's map__map_ip()), so
  * that the same code of two instances mapped at other addresses (ASLR) is
@@ -1549,6 +1557,28 @@ out:
  */
 static void test_unnamed_sort(void)
 {
+	static const struct {
+		const char *keys, *want, *what;
+	} cases[] = {
+		{ "dso,sym",
+		  "report,samples,percent,dso,sym\n"
+		  "sorted,4,80.0000,libgz.so,[.] 0x3123\n"
+		  "sorted,1,20.0000,[unknown],[.] 0x500000\n",
+		  "--sort dso,sym: an unnamed IP of two instances at other addresses one row, of its file at its file offset" },
+		{ "app,sym",
+		  "report,samples,percent,app,sym\n"
+		  "sorted,2,40.0000,gz#2,[.] 0x3123\n"
+		  "sorted,1,20.0000,gz#1,[.] 0x3123\n"
+		  "sorted,1,20.0000,gz#1,[.] 0x500000\n"
+		  "sorted,1,20.0000,zcat#1,[.] 0x3123\n",
+		  "--sort app,sym: each instance's unnamed IP at its file offset" },
+		{ "comm,dso,sym",
+		  "report,samples,percent,comm,dso,sym\n"
+		  "sorted,3,60.0000,gz,libgz.so,[.] 0x3123\n"
+		  "sorted,1,20.0000,gz,[unknown],[.] 0x500000\n"
+		  "sorted,1,20.0000,zcat,libgz.so,[.] 0x3123\n",
+		  "--sort comm,dso,sym (perf's default): a program's instances one row, another program's apart" },
+	};
 	struct file_map first = {
 		0x10000, 0x12000, 0x3000, "/nonexistent/libgz.so",
 	}, second = {
@@ -1556,6 +1586,7 @@ static void test_unnamed_sort(void)
 	};
 	struct builder b = {};
 	char *out;
+	size_t i;
 
 	put_header(&b, 2);
 	put_instance(&b, 1, 0, 1000, 1000, "gz", 1);
@@ -1570,30 +1601,11 @@ static void test_unnamed_sort(void)
 	put_sample(&b, 1, 0x500000, 0, 0);
 	put_sample(&b, 3, 0x10123, 0, 0);
 	put_trailer(&b, 5, 0);
-	out = sorted_csv_mapped(&b, "dso,sym");
-	check_output(out != NULL, out,
-		     "report,samples,percent,dso,sym\n"
-		     "sorted,4,80.0000,libgz.so,[.] 0x3123\n"
-		     "sorted,1,20.0000,[unknown],[.] 0x500000\n",
-		     "--sort dso,sym: an unnamed IP of two instances at other addresses one row, of its file at its file offset");
-	free(out);
-	out = sorted_csv_mapped(&b, "app,sym");
-	check_output(out != NULL, out,
-		     "report,samples,percent,app,sym\n"
-		     "sorted,2,40.0000,gz#2,[.] 0x3123\n"
-		     "sorted,1,20.0000,gz#1,[.] 0x3123\n"
-		     "sorted,1,20.0000,gz#1,[.] 0x500000\n"
-		     "sorted,1,20.0000,zcat#1,[.] 0x3123\n",
-		     "--sort app,sym: each instance's unnamed IP at its file offset");
-	free(out);
-	out = sorted_csv_mapped(&b, "comm,dso,sym");
-	check_output(out != NULL, out,
-		     "report,samples,percent,comm,dso,sym\n"
-		     "sorted,3,60.0000,gz,libgz.so,[.] 0x3123\n"
-		     "sorted,1,20.0000,gz,[unknown],[.] 0x500000\n"
-		     "sorted,1,20.0000,zcat,libgz.so,[.] 0x3123\n",
-		     "--sort comm,dso,sym (perf's default): a program's instances one row, another program's apart");
-	free(out);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		out = sorted_csv_named(&b, cases[i].keys, NULL);
+		check_output(out != NULL, out, cases[i].want, cases[i].what);
+		free(out);
+	}
 	free(b.data);
 }
 
@@ -2049,33 +2061,6 @@ static void test_flamegraph(void)
 	      "flame graph: nothing selected, an SVG that says so");
 	sleepy_profile_free(&p);
 	free(b.data);
-}
-
-/* The CSV report of @b read with --sort @keys (and -s loop). */
-static char *sorted_csv_named(struct builder *b, const char *keys,
-			       const struct sleepy_symbols *symbols)
-{
-	struct sleepy_report_options opts = {
-		.path = "t", .format = SLEEPY_FORMAT_CSV,
-		.symbols = symbols, .nsymbols = 1, .chain_depth = 1,
-	};
-	struct sleepy_recording rec;
-	struct sleepy_profile p;
-	char error[128], *text = NULL;
-	size_t size;
-	FILE *f;
-
-	if (!sleepy_sort_parse(keys, &opts, error, sizeof(error)))
-		return strdup(error);
-	sleepy_profile_init(&p);
-	p.by_tid = sleepy_sort_has(&opts, SLEEPY_SORT_TID);
-	if (!sleepy_recording_open_mem(&rec, b->data, b->size))
-		sleepy_profile_read(&p, &rec);
-	f = open_memstream(&text, &size);
-	sleepy_report(f, &opts, &p, &rec);
-	fclose(f);
-	sleepy_profile_free(&p);
-	return text;
 }
 
 /* sorted_csv_named() with main at 0x401000 in loop. */
