@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 140
+#define PLANNED_TESTS 142
 
 static int failures, tests;
 
@@ -2137,6 +2137,55 @@ static const struct sleepy_symbols stack_symbols = {
 static const uint64_t recursive_stack[] = { 0x401208, 0x401210, 0x401010, 0x401410 };
 
 /*
+ * Folded stacks, as FlameGraph's stackcollapse-perf.pl folds perf script:
+ * a user IP no function names is [file] of the file it lies in, so that a
+ * stripped library's code is one frame, not a sliver per IP; an IP of no
+ * mapping stays 0xIP.  Flat, and as frames of a stack (-g).
+ */
+static void test_unnamed_folded(void)
+{
+	struct file_map lib = {
+		0x10000, 0x12000, 0x3000, "/nonexistent/libgz.so",
+	};
+	const uint64_t stack[] = { 0x10123, 0x10457 };
+	struct sleepy_report_options opts = { .path = "t" };
+	struct sleepy_recording rec;
+	struct sleepy_profile p;
+	struct sleepy_dsos dsos;
+	char out[2][512];
+	struct builder b[2] = {};
+	FILE *w = fopen("/dev/null", "w");
+	int i, ret[2];
+
+	for (i = 0; i < 2; i++) {
+		put_header(&b[i], 2);
+		put_instance(&b[i], 1, 0, 1000, 1000, "gz", 1);
+		put_mmap(&b[i], 1, 1000, 1000, 0, &lib, NULL);
+	}
+	put_sample(&b[0], 1, 0x10123, 0, 0);
+	put_sample(&b[0], 1, 0x10457, 0, 0);
+	put_sample(&b[0], 1, 0x500000, 0, 0);
+	put_trailer(&b[0], 3, 0);
+	put_stack_sample(&b[1], 1, 0, NULL, 0, stack, 2);
+	put_trailer(&b[1], 1, 0);
+	sleepy_dsos_init(&dsos, NULL, w);
+	opts.dsos = &dsos;
+	for (i = 0; i < 2; i++) {
+		read_all(&b[i], &rec, &p);
+		ret[i] = folded(out[i], sizeof(out[i]), &opts, SLEEPY_FOLDED_CPU,
+				&p, &rec);
+		sleepy_profile_free(&p);
+		free(b[i].data);
+	}
+	sleepy_dsos_free(&dsos);
+	fclose(w);
+	check_output(ret[0] == 0, out[0], "gz#1;[libgz.so] 2\ngz#1;0x500000 1\n",
+		     "folded: a user IP no function names is [file], as stackcollapse-perf.pl folds it; one of no mapping 0xIP");
+	check_output(ret[1] == 0, out[1], "gz#1;[libgz.so];[libgz.so] 1\n",
+		     "folded -g: an unnamed frame of a stack is [file] too");
+}
+
+/*
  * prog#1's stacks: main -> a -> b -> c (6 samples), main -> a -> d (3),
  * main -> ? -> read in the kernel (2), one cut at --max-stack whose return
  * address is b's first byte (the call was a's last instruction), one
@@ -3479,6 +3528,7 @@ int main(int argc, char **argv)
 	test_sort_ties();
 	test_sort_cpu();
 	test_call_stacks();
+	test_unnamed_folded();
 	test_pprof_stacks();
 	test_pprof_threads();
 	test_intervals();

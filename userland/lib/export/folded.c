@@ -104,16 +104,30 @@ static const char *kernel_frame(char *buf, struct sleepy_profile *profile,
 	return buf;
 }
 
-/* A user IP's function, else the IP. */
+/*
+ * [file] in @buf: a user IP no function names, in the file it lies in, as
+ * FlameGraph's stackcollapse-perf.pl shows it; its IPs make one frame, not
+ * a sliver each.
+ */
+static const char *file_frame(char *buf, const char *file)
+{
+	snprintf(buf, FRAME, "[%s]", file);
+	return buf;
+}
+
+/* A user IP's function, else [file], else the IP. */
 static const char *user_frame(char *buf,
 			      const struct sleepy_report_options *opts,
 			      struct sleepy_profile *profile,
 			      const struct sleepy_app *app, uint64_t ip)
 {
-	const char *dso;
+	const char *function, *dso;
+	uint64_t address;
 
-	return sleepy_report_function(opts, profile, app, ip, &dso) ?:
-	       ip_frame(buf, ip, false);
+	function = sleepy_report_place(opts, profile, app, ip, &dso, &address);
+	if (function)
+		return function;
+	return dso ? file_frame(buf, dso) : ip_frame(buf, ip, false);
 }
 
 /* app;function, app;0xIP or app;0xIP_[k]: samples. */
@@ -158,7 +172,8 @@ static void add_stacks(struct sleepy_table *lines,
 	unsigned int room = sleepy_stack_room(profile) + 1, n, f;
 	struct sleepy_frame *frames = sleepy_xrealloc(NULL, room * sizeof(*frames));
 	char (*scratch)[SLEEPY_FRAME_MAX] = sleepy_xrealloc(NULL, room * sizeof(*scratch));
-	char (*kernel)[FRAME] = sleepy_xrealloc(NULL, room * sizeof(*kernel));
+	/* The frames written anew: kernel ones with _[k], [file] ones. */
+	char (*text)[FRAME] = sleepy_xrealloc(NULL, room * sizeof(*text));
 	const char **names = sleepy_xrealloc(NULL, room * sizeof(*names));
 	size_t i;
 
@@ -176,14 +191,16 @@ static void add_stacks(struct sleepy_table *lines,
 		for (f = 0; f < n; f++) {
 			names[f + 1] = frames[f].name;
 			if (frames[f].kernel) {
-				snprintf(kernel[f], FRAME, "%s_[k]", frames[f].name);
-				names[f + 1] = kernel[f];
+				snprintf(text[f], FRAME, "%s_[k]", frames[f].name);
+				names[f + 1] = text[f];
+			} else if (frames[f].file) {
+				names[f + 1] = file_frame(text[f], frames[f].file);
 			}
 		}
 		add(lines, names, n + 1, stack->samples);
 	}
 	free(names);
-	free(kernel);
+	free(text);
 	free(scratch);
 	free(frames);
 }

@@ -19,11 +19,15 @@
 
 enum sleepy_folded_kind {
 	/*
-	 * app;function (or 0xIP, 0xIP_[k]) samples; with stacks (-g),
-	 * app;root;...;leaf (callgraph.h names the frames)
+	 * app;function (or [file] of a user IP no function names, 0xIP,
+	 * 0xIP_[k]) samples; with stacks (-g), app;root;...;leaf
+	 * (callgraph.h names the frames)
 	 */
 	SLEEPY_FOLDED_CPU,
-	/* app;[reason];user function or 0xIP;0xIP_[k] off-CPU ns (--sched) */
+	/*
+	 * app;[reason];user function, [file] or 0xIP;0xIP_[k] off-CPU ns
+	 * (--sched)
+	 */
 	SLEEPY_FOLDED_OFFCPU,
 };
 

@@ -15,22 +15,32 @@
 
 #define CELL		(SLEEPY_FRAME_MAX + 8)
 
-/* A frame's name: its function, else its address. */
-static const char *frame_name(const struct sleepy_report_options *opts,
-			      struct sleepy_profile *profile,
-			      const struct sleepy_app *app, uint64_t ip,
-			      bool kernel, bool return_address, char *scratch)
+/*
+ * A frame of @ip: its function, else its address and, of a user IP, the
+ * file it lies in.
+ */
+static struct sleepy_frame frame_of(const struct sleepy_report_options *opts,
+				    struct sleepy_profile *profile,
+				    const struct sleepy_app *app, uint64_t ip,
+				    bool kernel, bool return_address,
+				    char *scratch)
 {
 	/* A call's return address may already be the next function's. */
-	uint64_t lookup = return_address && ip ? ip - 1 : ip;
-	const char *name, *dso;
+	uint64_t lookup = return_address && ip ? ip - 1 : ip, address;
+	struct sleepy_frame frame = { .kernel = kernel };
+	const char *dso;
 
-	name = kernel ? sleepy_report_kernel_function(profile, lookup, &dso) :
-			sleepy_report_function(opts, profile, app, lookup, &dso);
-	if (name)
-		return name;
+	if (kernel)
+		frame.name = sleepy_report_kernel_function(profile, lookup, &dso);
+	else
+		frame.name = sleepy_report_place(opts, profile, app, lookup,
+						 &dso, &address);
+	if (frame.name)
+		return frame;
 	snprintf(scratch, SLEEPY_FRAME_MAX, "0x%" PRIx64, ip);
-	return scratch;
+	frame.name = scratch;
+	frame.file = kernel ? NULL : dso;
+	return frame;
 }
 
 unsigned int sleepy_stack_frames(const struct sleepy_report_options *opts,
@@ -44,23 +54,21 @@ unsigned int sleepy_stack_frames(const struct sleepy_report_options *opts,
 	unsigned int n = 0, i;
 
 	if (stack->flags & SLEEPY_CALLCHAIN_USER_CUT)
-		frames[n++] = (struct sleepy_frame) { "[cut]", false };
+		frames[n++] = (struct sleepy_frame) { .name = "[cut]" };
 	for (i = stack->nr_user; i-- > 0; n++)
-		frames[n] = (struct sleepy_frame) {
-			frame_name(opts, profile, app, user[i], false, i > 0,
-				   scratch[n]),
-			false,
-		};
+		frames[n] = frame_of(opts, profile, app, user[i], false, i > 0,
+				     scratch[n]);
 	if (stack->flags & SLEEPY_CALLCHAIN_KERNEL_CUT)
-		frames[n++] = (struct sleepy_frame) { "[cut]", true };
-	for (i = stack->nr_kernel; i-- > 0; n++)
-		frames[n] = (struct sleepy_frame) {
-			frame_name(opts, profile, app, stack->ips[i], true, i > 0,
-				   scratch[n]),
-			true,
+		frames[n++] = (struct sleepy_frame) {
+			.name = "[cut]", .kernel = true,
 		};
+	for (i = stack->nr_kernel; i-- > 0; n++)
+		frames[n] = frame_of(opts, profile, app, stack->ips[i], true,
+				     i > 0, scratch[n]);
 	if (stack->in_kernel && !stack->nr_kernel)
-		frames[n++] = (struct sleepy_frame) { "[kernel]", true };
+		frames[n++] = (struct sleepy_frame) {
+			.name = "[kernel]", .kernel = true,
+		};
 	return n;
 }
 
@@ -131,7 +139,7 @@ static uint64_t add_stack(struct sleepy_table *rows,
 			  const struct sleepy_stack *stack, size_t id,
 			  const struct sleepy_frame *frames, unsigned int n)
 {
-	static const struct sleepy_frame none = { "[none]", false };
+	static const struct sleepy_frame none = { .name = "[none]" };
 	bool found = false;
 	unsigned int i;
 

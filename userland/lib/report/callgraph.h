@@ -21,6 +21,7 @@
 /* One frame of a stack, named. */
 struct sleepy_frame {
 	const char *name;	/* function, else 0xIP; or [cut], [kernel] */
+	const char *file;	/* of a user 0xIP, the file it lies in, or NULL */
 	bool kernel;
 };
 
