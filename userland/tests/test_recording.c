@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 142
+#define PLANNED_TESTS 143
 
 static int failures, tests;
 
@@ -1664,6 +1664,54 @@ static void test_one_file_two_paths(void)
 	      "one file under two paths (its device and inode): read from the path that opens, names both mappings' IPs");
 	sleepy_profile_free(&p);
 	free(warnings);
+	free(b.data);
+}
+
+/*
+ * --sort comm,dso,sym names a place (file, offset) once for a program's
+ * instances, but not across the opening of a file: an instance mapping
+ * the file under a path that does not open names nothing, one mapping it
+ * where it opens names the function, and so does a third under the first
+ * path, read by then.
+ */
+static void test_sort_places_two_paths(void)
+{
+	uint64_t f = (uintptr_t)mapped_function + 1;
+	struct file_map exe, contained;
+	struct builder b = {};
+	char want[8192], *out;
+	const char *dso;
+	struct stat st;
+
+	if (!find_self_map(f, &exe) || stat(exe.path, &st)) {
+		check(0, "sort by place, two paths: no test setup");
+		return;
+	}
+	contained = exe;
+	memcpy(contained.path, "/nonexistent-root", 17);
+	memcpy(contained.path + 17, exe.path,
+	       strnlen(exe.path, sizeof(exe.path) - 18) + 1);
+	dso = strrchr(exe.path, '/') + 1;
+	put_header(&b, 3);
+	put_instance(&b, 1, 0, 1000, 1000, "cat", 1);
+	put_mmap_of(&b, 1, 1000, 1000, 0, &contained, NULL, &st);
+	put_instance(&b, 2, 0, 1001, 1000, "cat", 2);
+	put_mmap_of(&b, 2, 1001, 1000, 0, &exe, NULL, &st);
+	put_instance(&b, 3, 0, 1002, 1000, "cat", 3);
+	put_mmap_of(&b, 3, 1002, 1000, 0, &contained, NULL, &st);
+	put_sample(&b, 1, f, 0, 0);
+	put_sample(&b, 2, f, 0, 0);
+	put_sample(&b, 3, f, 0, 0);
+	put_trailer(&b, 3, 0);
+	snprintf(want, sizeof(want),
+		 "report,samples,percent,comm,dso,sym\n"
+		 "sorted,2,66.6667,cat,%s,[.] mapped_function\n"
+		 "sorted,1,33.3333,cat,%s,[.] 0x%" PRIx64 "\n",
+		 dso, dso, f - exe.start + exe.offset);
+	out = sorted_csv_named(&b, "comm,dso,sym", NULL);
+	check_output(out != NULL, out, want,
+		     "--sort comm,dso,sym: a place unnamed before its file opened under another path is named after it");
+	free(out);
 	free(b.data);
 }
 
@@ -3517,6 +3565,7 @@ int main(int argc, char **argv)
 	test_emd();
 	test_mappings(argc > 1 ? argv[1] : "../build/userland");
 	test_one_file_two_paths();
+	test_sort_places_two_paths();
 	test_unnamed_sort();
 	test_plt_stubs();
 	test_bad_mmap();

@@ -34,13 +34,25 @@ const char *sleepy_report_place(const struct sleepy_report_options *opts,
 	const struct sleepy_symbol *sym;
 	const struct sleepy_mapping *map;
 
-	*dso = NULL;
-	*address = ip;
 	if (symbols) {
+		*dso = NULL;
+		*address = ip;
 		sym = sleepy_symbols_find(symbols, ip);
 		return sym ? sym->name : NULL;
 	}
 	map = opts->dsos ? sleepy_profile_mapping(profile, app, ip) : NULL;
+	return sleepy_report_mapped_place(opts, map, ip, dso, address);
+}
+
+const char *sleepy_report_mapped_place(const struct sleepy_report_options *opts,
+				       const struct sleepy_mapping *map,
+				       uint64_t ip, const char **dso,
+				       uint64_t *address)
+{
+	const struct sleepy_symbol *sym;
+
+	*dso = NULL;
+	*address = ip;
 	if (!map)
 		return NULL;
 	sym = sleepy_dsos_find(opts->dsos, map, ip, dso);

@@ -86,6 +86,16 @@ const char *sleepy_report_place(const struct sleepy_report_options *opts,
 				const char **dso, uint64_t *address);
 
 /*
+ * sleepy_report_place() of a user IP in @map (NULL: in none) of an
+ * application -s does not name: the same for every IP at the same offset
+ * of the same file.
+ */
+const char *sleepy_report_mapped_place(const struct sleepy_report_options *opts,
+				       const struct sleepy_mapping *map,
+				       uint64_t ip, const char **dso,
+				       uint64_t *address);
+
+/*
  * The function of @app's user IP @ip, from -s or the recording's mappings
  * (then *@dso names the file); NULL if unknown.
  */
