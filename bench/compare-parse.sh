@@ -18,7 +18,7 @@ trap 'rm -rf "$t"' EXIT
 n=0 diffs=0
 symfs=()
 options=("" "--format csv" "--format json" "--sort app,sym" "--sort pid,sym" "--sort app,dso,sym" "--sort comm,dso,sym"
-	"--sort dso,sym" "--sort sym" "--sort comm,sym,dso" "--sort pid,tid,ip"
+	"--sort dso,sym" "--sort sym" "--sort comm,sym,dso" "--sort comm,pid" "--sort pid,tid,ip"
 	"--sort cpu" "--sort sym,srcline" "--children" "--callers main" "--callees main"
 	"--folded cpu" "--folded offcpu" "--flamegraph cpu" "--speedscope cpu" "--irq-by-app"
 	"--irq-per-cpu" "--irq-intervals" "--format json --irq-by-app" "--top 3"

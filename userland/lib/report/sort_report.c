@@ -139,6 +139,8 @@ struct sort {
 	 * @group_by_place: so is the group's, one of several applications.
 	 */
 	bool by_place, group_by_place;
+	/* Whether every key is app, comm or pid: a row per application. */
+	bool by_app;
 	struct sleepy_table places;	/* struct place, of the group */
 	unsigned int places_opened;	/* files opened when @places began */
 	struct sleepy_table files;	/* struct place_file */
@@ -752,6 +754,20 @@ static void add_app_rows(struct sort *s, struct sleepy_app *app,
 		add_app_places(s, app);
 		return;
 	}
+	/* Its IP counts add up to its samples: none need be read. */
+	if (s->by_app) {
+		struct cell *cells = batch->cells[batch->n];
+
+		if (!app->samples)
+			return;
+		for (k = 0; k < s->ncells; k++)
+			cells[k] = app_cell(s, opts->sort[k], app);
+		batch->hash[batch->n] = row_hash(s, cells);
+		batch->samples[batch->n++] = app->samples;
+		if (batch->n == ROW_BATCH)
+			add_batch(s, batch);
+		return;
+	}
 	for (i = 0; i < app->ips.capacity; i++) {
 		struct cell *cells = batch->cells[batch->n];
 		struct sleepy_ip_count count;
@@ -958,6 +974,11 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 	for (k = s->first_stored; k < s->ncells; k++)
 		s->by_place &= opts->sort[k] == SLEEPY_SORT_DSO ||
 			       opts->sort[k] == SLEEPY_SORT_SYM;
+	s->by_app = true;
+	for (k = 0; k < s->ncells; k++)
+		s->by_app &= opts->sort[k] == SLEEPY_SORT_APP ||
+			     opts->sort[k] == SLEEPY_SORT_COMM ||
+			     opts->sort[k] == SLEEPY_SORT_PID;
 	s->places_opened = opts->dsos ? opts->dsos->opened : 0;
 	sleepy_table_init(&s->places, sizeof(struct place));
 	sleepy_table_init(&s->files, sizeof(struct place_file));
