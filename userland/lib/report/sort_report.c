@@ -133,10 +133,13 @@ struct sort {
 	size_t ntexts, texts_capacity;
 	struct sleepy_table names;	/* struct named */
 	/*
-	 * Whether every key after the group's is dso or sym: then an IP's
-	 * row is that of its place (struct place), the same for each
-	 * instance of a program, and a place is named once in a group.
-	 * @group_by_place: so is the group's, one of several applications.
+	 * Whether the groups are of a program's instances (comm first, or
+	 * no group) and every key after the group's is dso or sym: then an
+	 * IP's row is that of its place (struct place), the same for each
+	 * instance, and a place is named once in a group.  The processes of
+	 * one pid (before and after an exec) are other programs: their
+	 * places differ.  @group_by_place: so is the group's, one of
+	 * several applications.
 	 */
 	bool by_place, group_by_place;
 	/* Whether every key is app, comm or pid: a row per application. */
@@ -970,7 +973,8 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 			  opts->sort[0] == SLEEPY_SORT_PID;
 	s->row_size = sizeof(struct sorted_row) +
 		      (s->ncells - s->first_stored) * sizeof(struct cell);
-	s->by_place = s->first_stored < s->ncells;
+	s->by_place = s->first_stored < s->ncells &&
+		      opts->sort[0] != SLEEPY_SORT_PID;
 	for (k = s->first_stored; k < s->ncells; k++)
 		s->by_place &= opts->sort[k] == SLEEPY_SORT_DSO ||
 			       opts->sort[k] == SLEEPY_SORT_SYM;
