@@ -1610,6 +1610,23 @@ static void test_unnamed_sort(void)
 }
 
 /*
+ * This test program's file mapping holding @addr (*@exe, its file *@st)
+ * and the same mapping under a path that does not open (*@contained, as
+ * if in a container's root): false if it cannot be found.
+ */
+static bool self_under_two_paths(uint64_t addr, struct file_map *exe,
+				 struct file_map *contained, struct stat *st)
+{
+	if (!find_self_map(addr, exe) || stat(exe->path, st))
+		return false;
+	*contained = *exe;
+	memcpy(contained->path, "/nonexistent-root", 17);
+	memcpy(contained->path + 17, exe->path,
+	       strnlen(exe->path, sizeof(exe->path) - 18) + 1);
+	return true;
+}
+
+/*
  * One file seen under two paths (a container's root, a bind mount) is one
  * file by its device and inode: not found under the first, it is read
  * from the second, and names the IPs of both mappings; the path that
@@ -1630,14 +1647,10 @@ static void test_one_file_two_paths(void)
 	struct stat st;
 	FILE *w;
 
-	if (!find_self_map(f, &exe) || stat(exe.path, &st)) {
+	if (!self_under_two_paths(f, &exe, &contained, &st)) {
 		check(0, "one file, two paths: no test setup");
 		return;
 	}
-	contained = exe;
-	memcpy(contained.path, "/nonexistent-root", 17);
-	memcpy(contained.path + 17, exe.path,
-	       strnlen(exe.path, sizeof(exe.path) - 18) + 1);
 	dso = strrchr(exe.path, '/') + 1;
 	put_header(&b, 2);
 	put_instance(&b, 1, 0, 1000, 1000, "contained", 1);
@@ -1683,14 +1696,10 @@ static void test_sort_places_two_paths(void)
 	const char *dso;
 	struct stat st;
 
-	if (!find_self_map(f, &exe) || stat(exe.path, &st)) {
+	if (!self_under_two_paths(f, &exe, &contained, &st)) {
 		check(0, "sort by place, two paths: no test setup");
 		return;
 	}
-	contained = exe;
-	memcpy(contained.path, "/nonexistent-root", 17);
-	memcpy(contained.path + 17, exe.path,
-	       strnlen(exe.path, sizeof(exe.path) - 18) + 1);
 	dso = strrchr(exe.path, '/') + 1;
 	put_header(&b, 3);
 	put_instance(&b, 1, 0, 1000, 1000, "cat", 1);
