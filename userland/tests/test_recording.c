@@ -67,11 +67,26 @@ static void check(int ok, const char *fmt, ...)
 struct builder {
 	unsigned char *data;
 	size_t size;
+	size_t capacity;
 };
 
+/*
+ * Grown by doubling: a test of hundreds of thousands of records grown a
+ * record at a time copied the whole recording each time where realloc()
+ * cannot grow in place (AddressSanitizer's), and never ended there.
+ */
 static void put(struct builder *b, const void *p, size_t len)
 {
-	b->data = realloc(b->data, b->size + len);
+	if (!len)
+		return;
+	if (b->size + len > b->capacity) {
+		b->capacity = 2 * (b->size + len);
+		b->data = realloc(b->data, b->capacity);
+		if (!b->data) {
+			perror("test_recording");
+			exit(1);
+		}
+	}
 	memcpy(b->data + b->size, p, len);
 	b->size += len;
 }
