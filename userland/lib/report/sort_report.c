@@ -973,8 +973,8 @@ static void sort_init(struct sort *s, const struct sleepy_report_options *opts,
 			  opts->sort[0] == SLEEPY_SORT_PID;
 	s->row_size = sizeof(struct sorted_row) +
 		      (s->ncells - s->first_stored) * sizeof(struct cell);
-	s->by_place = s->first_stored < s->ncells &&
-		      opts->sort[0] != SLEEPY_SORT_PID;
+	s->by_place = (!s->first_stored || opts->sort[0] == SLEEPY_SORT_COMM) &&
+		      s->first_stored < s->ncells;
 	for (k = s->first_stored; k < s->ncells; k++)
 		s->by_place &= opts->sort[k] == SLEEPY_SORT_DSO ||
 			       opts->sort[k] == SLEEPY_SORT_SYM;
