@@ -19,8 +19,11 @@ hot=$(weight ';main;tree_a;tree_b;tree_c;spin [0-9]+$' /tmp/tree.folded)
 warm=$(weight ';main;tree_a;tree_d;spin [0-9]+$' /tmp/tree.folded)
 all=$(weight '' /tmp/tree.folded)
 sed 's/^/# /' /tmp/tree.folded | head -n 6
-# tree_c does three times tree_d's work, with the same loop.
-check "folded: main;tree_a;tree_b;tree_c;spin ($hot) about 3x main;tree_a;tree_d;spin ($warm)" \
+# tree_c does three times tree_d's work, with the same loop.  The
+# recording's counts go with the figures: one run in about twenty gave
+# 1.5:1 and its cause is not known yet.
+counts=$(grep -o '[0-9]* samples, [0-9]* dropped, [0-9]* periods missed' /tmp/tree.log)
+check "folded: main;tree_a;tree_b;tree_c;spin ($hot) about 3x main;tree_a;tree_d;spin ($warm) (recording: ${counts:-no summary})" \
 	awk -v h="$hot" -v w="$warm" 'BEGIN { exit !(w > 50 && h / w > 2.4 && h / w < 3.6) }'
 check "folded: the two chains hold 95% of the program's $all samples" \
 	awk -v h="$hot" -v w="$warm" -v a="$all" 'BEGIN { exit !(a > 0 && h + w >= 0.95 * a) }'
