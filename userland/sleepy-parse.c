@@ -34,7 +34,7 @@ static const char usage[] =
 "                    [--irq-by-app] [--irq-per-cpu] [--irq-intervals]\n"
 "                    [--times] FILE\n"
 "       sleepy-parse --folded|--flamegraph|--speedscope cpu|offcpu [--top N] [--app NAME[#INSTANCE]]\n"
-"                    [-s BINARY]... [--symfs DIR] [--no-demangle] FILE\n"
+"                    [--instances] [-s BINARY]... [--symfs DIR] [--no-demangle] FILE\n"
 "       sleepy-parse --pprof OUT [--top N] [--app NAME[#INSTANCE]]\n"
 "                    [-s BINARY]... [--symfs DIR] [--no-demangle] FILE\n"
 "       sleepy-parse [--from TIME] [--to TIME] [--top N] [--app NAME[#INSTANCE]]\n"
@@ -74,14 +74,17 @@ static const char usage[] =
 "\n"
 "With --folded, the output is folded stacks for flame graphs (FlameGraph,\n"
 "speedscope) instead of the reports: one line per stack, frames root\n"
-"first joined by ';', then a space and the weight.  cpu: app#i;FUNCTION\n"
+"first joined by ';', then a space and the weight.  cpu: PROGRAM;FUNCTION\n"
 "(or user IP, or kernel IP_[k]) and its samples; offcpu (a --sched\n"
-"recording): app#i;[REASON];USER SITE;KERNEL SITE_[k] and its off-CPU ns.\n"
+"recording): PROGRAM;[REASON];USER SITE;KERNEL SITE_[k] and its off-CPU ns.\n"
+"The root frame is the program's name, its instances as one, as perf's\n"
+"stackcollapse and BCC's profile -f show the command; --instances makes\n"
+"it the application instance, NAME#INSTANCE, as in the reports.\n"
 "\n"
 "With --flamegraph, the same stacks are drawn as an interactive SVG flame\n"
 "graph on standard output (open it in a browser: hover for a frame's\n"
 "weight, click to zoom, Search to highlight by regular expression); with\n"
-"--speedscope, as a speedscope file (one profile per application instance).\n"
+"--speedscope, as a speedscope file (one profile per root frame).\n"
 "\n"
 "With --pprof, the samples go to OUT as a pprof profile (gzip-compressed\n"
 "protobuf) for go tool pprof, Pyroscope, Parca or any pprof store: one\n"
@@ -142,6 +145,9 @@ static const char usage[] =
 "                         standard output; options as with --folded\n"
 "        --speedscope WHAT the same stacks as a speedscope JSON file on\n"
 "                         standard output; options as with --folded\n"
+"        --instances      with --folded, --flamegraph, --speedscope: a\n"
+"                         root frame per application instance (NAME#I),\n"
+"                         not per program name\n"
 "        --pprof OUT      a pprof profile to OUT ('-': standard output)\n"
 "                         instead of the reports; --top N keeps the N\n"
 "                         heaviest samples; not with --folded,\n"
@@ -228,7 +234,8 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 {
 	enum { OPT_FOLDED = 256, OPT_PPROF, OPT_FLAMEGRAPH, OPT_SPEEDSCOPE, OPT_SORT,
 	       OPT_CHILDREN, OPT_CALLERS, OPT_CALLEES, OPT_IRQ_PER_CPU,
-	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO, OPT_TIMES, OPT_NO_DEMANGLE };
+	       OPT_IRQ_INTERVALS, OPT_FROM, OPT_TO, OPT_TIMES, OPT_NO_DEMANGLE,
+	       OPT_INSTANCES };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 't' },
 		{ "app", required_argument, NULL, 'a' },
@@ -243,6 +250,7 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+		{ "instances", no_argument, NULL, OPT_INSTANCES },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "callers", required_argument, NULL, OPT_CALLERS },
@@ -325,6 +333,9 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 					opts->stacks_option, optarg);
 				return SLEEPY_EXIT_USAGE;
 			}
+			break;
+		case OPT_INSTANCES:
+			opts->report.stacks_by_instance = true;
 			break;
 		case OPT_TIMES:
 			opts->times = true;
@@ -410,6 +421,10 @@ static int parse_args(struct parse_options *opts, int argc, char **argv)
 	}
 	if (opts->report.chain_depth && !opts->report.chain_name) {
 		fprintf(stderr, "sleepy-parse: --depth needs --chain\n");
+		return SLEEPY_EXIT_USAGE;
+	}
+	if (opts->report.stacks_by_instance && !opts->stacks_option) {
+		fprintf(stderr, "sleepy-parse: --instances needs --folded, --flamegraph or --speedscope\n");
 		return SLEEPY_EXIT_USAGE;
 	}
 	output = opts->stacks_option ?: opts->pprof ? "--pprof" : NULL;

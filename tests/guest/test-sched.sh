@@ -135,7 +135,7 @@ check "sleeper: the kernel site $(field "$r" kernel_ip) is in ${function:-nothin
 # first; the sleeper's sleep site is the report's.
 parse /tmp/sleeper.folded --folded offcpu /tmp/sleeper.data
 status=$?
-folded=$(grep '^sleeper#1;\[sleep\];' /tmp/sleeper.folded | head -n1)
+folded=$(grep '^sleeper;\[sleep\];' /tmp/sleeper.folded | head -n1)
 echo "# folded: $folded"
 check "sleeper: --folded offcpu puts ${folded##* } ns on its sleep site, as in the report" \
 	eval '[ -n "$total" ] && [ "${folded##* }" = "$total" ]'

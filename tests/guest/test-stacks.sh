@@ -5,7 +5,7 @@
 # frames under user frames with -k, --max-stack, and the errors.
 . /sleepy/guest/lib.sh
 cd /tmp
-plan 16
+plan 18
 
 # weight PATTERN FILE: summed weight of the folded lines matching PATTERN.
 weight() {
@@ -27,6 +27,15 @@ check "folded: main;tree_a;tree_b;tree_c;spin ($hot) about 3x main;tree_a;tree_d
 	awk -v h="$hot" -v w="$warm" 'BEGIN { exit !(w > 50 && h / w > 2.4 && h / w < 3.6) }'
 check "folded: the two chains hold 95% of the program's $all samples" \
 	awk -v h="$hot" -v w="$warm" -v a="$all" 'BEGIN { exit !(a > 0 && h + w >= 0.95 * a) }'
+# The root is the program; --instances makes it the instance, same stacks.
+roots=$(cut -d';' -f1 /tmp/tree.folded | sort -u | tr '\n' ' ')
+parse /tmp/tree-instances.folded --folded cpu --instances --app sleepy_calltree /tmp/tree.data
+check "folded: one root, the program (${roots:-none}); --instances: sleepy_calltree#1, the same stacks and weights" \
+	sh -c "[ '$roots' = 'sleepy_calltree ' ] && ! grep -qv '^sleepy_calltree#1;' /tmp/tree-instances.folded &&
+	       sed 's/^sleepy_calltree#1;/sleepy_calltree;/' /tmp/tree-instances.folded | cmp -s - /tmp/tree.folded"
+out=$(sleepy-parse --instances /tmp/tree.data 2>&1); status=$?
+check "--instances without --folded, --flamegraph or --speedscope: exit 2, one line ($out)" \
+	sh -c "[ $status = 2 ] && [ \"\$(echo '$out' | wc -l)\" = 1 ]"
 
 parse /tmp/children.csv --children --format csv --app sleepy_calltree /tmp/tree.data
 check "--children: exit 0" [ $? = 0 ]
@@ -73,7 +82,7 @@ check "-g -k: samples with kernel frames (ksys_read/vfs_read) under main;__libc_
 # --max-stack 3: every user stack of the tree is deeper, cut and marked.
 sleepy-record -g --max-stack 3 -F 1000 -o /tmp/cut.data -- sleepy_calltree tree 1 > /tmp/cut.log 2>&1
 parse /tmp/cut.folded --folded cpu --app sleepy_calltree /tmp/cut.data
-cut=$(weight '^sleepy_calltree#1;\[cut\];[^;]+;[^;]+;[^;]+ [0-9]+$' /tmp/cut.folded)
+cut=$(weight '^sleepy_calltree;\[cut\];[^;]+;[^;]+;[^;]+ [0-9]+$' /tmp/cut.folded)
 all=$(weight '' /tmp/cut.folded)
 deeper=$(awk -F';' '{ n = NF; if ($NF ~ /^\[kernel\]_\[k\] /) n-- } n > 5' /tmp/cut.folded | wc -l)
 check "--max-stack 3: $cut of $all samples [cut] with 3 frames kept, $deeper stacks deeper" \

@@ -162,7 +162,7 @@ check "-k: kernel IPs in kernel-mode rows ($k_kernel); without -k none ($nok_ker
 # syscall loop, each name a text symbol of this kernel, the kernel's own
 # entry path among them.
 sleepy-parse --folded cpu /tmp/k.data > /tmp/k.folded
-kframes() { sed -n 's/^syscall#[0-9]*;\(.*\)_\[k\] \([0-9]*\)$/\1 \2/p' /tmp/k.folded; }
+kframes() { sed -n 's/^syscall;\(.*\)_\[k\] \([0-9]*\)$/\1 \2/p' /tmp/k.folded; }
 named=$(kframes | awk '$1 !~ /^0x/ && $1 != "[kernel]" { n += $2 } END { print n + 0 }')
 all_k=$(kframes | awk '{ n += $2 } END { print n + 0 }')
 bogus=$(kframes | awk '$1 !~ /^0x/ && $1 != "[kernel]" { print $1 }' | while read -r f; do

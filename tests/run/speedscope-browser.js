@@ -45,7 +45,7 @@ async function main([root, profile, fn, png]) {
   // The view tabs appear once the profile is loaded and parsed.
   const sandwich = page.getByText('Sandwich').first();
   await sandwich.waitFor({ timeout: 60000 });
-  out.profile = (await page.locator('body').innerText()).match(/\S+#\d+ \(\d+\/\d+\)/)?.[0]?.replace(/ /g, '_');
+  out.profile = (await page.locator('body').innerText()).match(/\S+ \(\d+\/\d+\)/)?.[0]?.replace(/ /g, '_');
   await sandwich.click();
   await page.getByText('Symbol Name').first().waitFor({ timeout: 30000 });
   // Rows: total, self, name; heaviest first.

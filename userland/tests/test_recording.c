@@ -46,7 +46,7 @@
 #include "model/symbols.h"
 
 /* The TAP plan, printed first: the runner fails a run that prints more or fewer. */
-#define PLANNED_TESTS 143
+#define PLANNED_TESTS 144
 
 static int failures, tests;
 
@@ -700,22 +700,39 @@ static void test_folded_cpu(void)
 	put_sample(&b, 1, 0x401008, 0, SLEEPY_SAMPLE_IN_KERNEL);
 	for (i = 0; i < 4; i++)
 		put_sample(&b, 2, 0x401000, 0, 0);
-	put_trailer(&b, 16, 0);
+	/* A second instance of loop: its stacks are loop's. */
+	put_app(&b, 3, "loop", 2);
+	for (i = 0; i < 3; i++)
+		put_sample(&b, 3, 0x401000, 0, 0);
+	put_trailer(&b, 19, 0);
 	read_all(&b, &rec, &p);
+	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
+	check_output(ret == 0, out,
+		     "loop;main 8\n"
+		     "other;0x401000 4\n"
+		     "loop;0x500000 2\n"
+		     "loop;a_b_ 2\n"
+		     "loop;0xffffffff81000040_[k] 1\n"
+		     "loop;[kernel]_[k] 1\n"
+		     "loop;main;[kernel]_[k] 1\n",
+		     "folded cpu: IPs merged by function, a program's instances as one, heaviest first, _[k], ';' and newline replaced, [kernel]_[k] under the user function without -k");
+	opts.stacks_by_instance = true;
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
 	check_output(ret == 0, out,
 		     "loop#1;main 5\n"
 		     "other#1;0x401000 4\n"
+		     "loop#2;main 3\n"
 		     "loop#1;0x500000 2\n"
 		     "loop#1;a_b_ 2\n"
 		     "loop#1;0xffffffff81000040_[k] 1\n"
 		     "loop#1;[kernel]_[k] 1\n"
 		     "loop#1;main;[kernel]_[k] 1\n",
-		     "folded cpu: IPs merged by function, heaviest first, _[k], ';' and newline replaced, [kernel]_[k] under the user function without -k");
+		     "folded cpu --instances: each instance its own root");
+	opts.stacks_by_instance = false;
 	opts.app_name = "loop";
 	opts.top = 2;
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
-	check_output(ret == 0, out, "loop#1;main 5\nloop#1;0x500000 2\n",
+	check_output(ret == 0, out, "loop;main 8\nloop;0x500000 2\n",
 		     "folded cpu: --app loop --top 2 keeps loop's two heaviest stacks");
 	check(folded(out, sizeof(out), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
 	      !out[0], "folded offcpu: refused without context switches, nothing written");
@@ -778,10 +795,10 @@ static void test_folded_offcpu(void)
 	read_all(&b, &rec, &p);
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_OFFCPU, &p, &rec);
 	check_output(ret == 0, out,
-		     "sleeper#1;[sleep];nap;0xffffffff81001000_[k] 1500\n"
-		     "sleeper#1;[preempted];0x500000 200\n"
-		     "sleeper#1;[runqueue];nap;0xffffffff81001000_[k] 100\n"
-		     "sleeper#1;[sleep] 100\n",
+		     "sleeper;[sleep];nap;0xffffffff81001000_[k] 1500\n"
+		     "sleeper;[preempted];0x500000 200\n"
+		     "sleeper;[runqueue];nap;0xffffffff81001000_[k] 100\n"
+		     "sleeper;[sleep] 100\n",
 		     "folded offcpu: ns by reason and site, sites of one function merged, unknown sites and 0 ns left out");
 	sleepy_profile_free(&p);
 	free(b.data);
@@ -2027,12 +2044,12 @@ static void test_kernel_symbols(void)
 	read_all(&b, &rec, &p);
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
 	check_output(ret == 0, out,
-		     "loop#1;do_thing_[k] 2\n"
-		     "loop#1;0x1000_[k] 1\n"
-		     "loop#1;0x401000;[kernel]_[k] 1\n"
-		     "loop#1;0xffffffffc0000200_[k] 1\n"
-		     "loop#1;_stext_[k] 1\n"
-		     "loop#1;mod_func_[k] 1\n",
+		     "loop;do_thing_[k] 2\n"
+		     "loop;0x1000_[k] 1\n"
+		     "loop;0x401000;[kernel]_[k] 1\n"
+		     "loop;0xffffffffc0000200_[k] 1\n"
+		     "loop;_stext_[k] 1\n"
+		     "loop;mod_func_[k] 1\n",
 		     "kernel symbols: folded stacks name kernel IPs, unknown ones stay addresses, one without a kernel IP is [kernel] under its user IP");
 	all = report(&p, &rec, NULL, SLEEPY_FORMAT_TEXT, NULL);
 	ok = all && lines_with(all, "do_thing", "([kernel.kallsyms])") == 3 &&
@@ -2089,8 +2106,8 @@ static void test_flamegraph(void)
 	     strlen(svg) > 7 && !strcmp(svg + strlen(svg) - 7, "</svg>\n") &&
 	     lines_with(svg, "<g class=\"f\"", "") == 6 &&
 	     lines_with(svg, "data-x=\"10.00\" data-w=\"1180.00\"", "data-n=\"all\"") == 1 &&
-	     lines_with(svg, "data-x=\"10.00\" data-w=\"750.91\"", "data-n=\"loop#1\"") == 1 &&
-	     lines_with(svg, "data-x=\"760.91\" data-w=\"429.09\"", "data-n=\"other#1\"") == 1 &&
+	     lines_with(svg, "data-x=\"10.00\" data-w=\"750.91\"", "data-n=\"loop\"") == 1 &&
+	     lines_with(svg, "data-x=\"760.91\" data-w=\"429.09\"", "data-n=\"other\"") == 1 &&
 	     lines_with(svg, "data-x=\"10.00\" data-w=\"536.36\"", "data-n=\"main\"") == 1 &&
 	     lines_with(svg, "data-x=\"546.36\" data-w=\"214.55\"",
 			"data-n=\"operator&lt;&amp;&gt;\"") == 1;
@@ -2098,7 +2115,7 @@ static void test_flamegraph(void)
 	if (!ok)
 		comment("svg", svg);
 	check(lines_with(svg, "data-n=\"all\"", "y=\"76\"") == 1 &&
-	      lines_with(svg, "data-n=\"loop#1\"", "y=\"60\"") == 1 &&
+	      lines_with(svg, "data-n=\"loop\"", "y=\"60\"") == 1 &&
 	      lines_with(svg, "data-n=\"main\"", "y=\"44\"") == 1 &&
 	      lines_with(svg, "<title>operator&lt;&amp;&gt; (2 samples, 18.18%)</title>", "") == 1 &&
 	      lines_with(svg, "<title>all (11 samples, 100.00%)</title>", "") == 1,
@@ -2106,19 +2123,19 @@ static void test_flamegraph(void)
 	check(write_stacks(svg, sizeof(svg), sleepy_flamegraph, &opts,
 			   SLEEPY_FOLDED_OFFCPU, &p, &rec) == -1 &&
 	      !svg[0], "flame graph offcpu: refused without context switches, nothing written");
-	/* The same stacks for speedscope: one profile per application. */
+	/* The same stacks for speedscope: one profile per program. */
 	ret = write_stacks(svg, sizeof(svg), sleepy_speedscope, &opts,
 			   SLEEPY_FOLDED_CPU, &p, &rec);
 	ok = ret == 0 &&
 	     strstr(svg, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n") == svg &&
 	     strstr(svg, "\"shared\": {\"frames\": [\n  {\"name\": \"main\"},\n"
 		    "  {\"name\": \"operator<&>\"},\n  {\"name\": \"0x401000\"}]},\n") &&
-	     strstr(svg, "{\"type\": \"sampled\", \"name\": \"loop#1\", \"unit\": \"none\", "
+	     strstr(svg, "{\"type\": \"sampled\", \"name\": \"loop\", \"unit\": \"none\", "
 		    "\"startValue\": 0, \"endValue\": 7,\n \"samples\": [[0],[1]],\n "
-		    "\"weights\": [5,2]},\n{\"type\": \"sampled\", \"name\": \"other#1\", "
+		    "\"weights\": [5,2]},\n{\"type\": \"sampled\", \"name\": \"other\", "
 		    "\"unit\": \"none\", \"startValue\": 0, \"endValue\": 4,\n "
 		    "\"samples\": [[2]],\n \"weights\": [4]}]}\n");
-	check(ok, "speedscope: shared frames, one sampled profile per application, heaviest first");
+	check(ok, "speedscope: shared frames, one sampled profile per program, heaviest first");
 	if (!ok)
 		comment("speedscope", svg);
 	ret = write_stacks(svg, sizeof(svg), sleepy_speedscope, &opts,
@@ -2251,9 +2268,9 @@ static void test_unnamed_folded(void)
 	}
 	sleepy_dsos_free(&dsos);
 	fclose(w);
-	check_output(ret[0] == 0, out[0], "gz#1;[libgz.so] 2\ngz#1;0x500000 1\n",
+	check_output(ret[0] == 0, out[0], "gz;[libgz.so] 2\ngz;0x500000 1\n",
 		     "folded: a user IP no function names is [file], as stackcollapse-perf.pl folds it; one of no mapping 0xIP");
-	check_output(ret[1] == 0, out[1], "gz#1;[libgz.so];[libgz.so] 1\n",
+	check_output(ret[1] == 0, out[1], "gz;[libgz.so];[libgz.so] 1\n",
 		     "folded -g: an unnamed frame of a stack is [file] too");
 }
 
@@ -2314,11 +2331,11 @@ static void test_call_stacks(void)
 
 	ret = folded(out, sizeof(out), &opts, SLEEPY_FOLDED_CPU, &p, &rec);
 	check_output(ret == 0, out,
-		     "prog#1;main;a;b;c 6\n"
-		     "prog#1;main;a;d 3\n"
-		     "prog#1;main;0x401500;do_syscall_64_[k];sys_read_[k] 2\n"
-		     "prog#1;[cut];a;c 1\n"
-		     "prog#1;main;a;c;c 1\n",
+		     "prog;main;a;b;c 6\n"
+		     "prog;main;a;d 3\n"
+		     "prog;main;0x401500;do_syscall_64_[k];sys_read_[k] 2\n"
+		     "prog;[cut];a;c 1\n"
+		     "prog;main;a;c;c 1\n",
 		     "stacks: folded root first, kernel under user, [cut], return addresses by their call");
 
 	csv = stack_report(&p, &rec, symbols, SLEEPY_STACKS_CHILDREN, NULL);

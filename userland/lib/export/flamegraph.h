@@ -2,8 +2,9 @@
 /*
  * sleepy-parse --flamegraph: the folded stacks of folded.h drawn as a
  * self-contained interactive SVG flame graph, in the layout of Brendan
- * Gregg's flamegraph.pl: the root (app#instance) at the bottom, callees
- * above their callers, a frame as wide as its weight, siblings in
+ * Gregg's flamegraph.pl: the root (the program, or with --instances the
+ * application instance) at the bottom, callees above their callers, a
+ * frame as wide as its weight, siblings in
  * alphabetical order.  A browser opens it alone: a frame's title shows its
  * name and weight on hover, a click zooms to it (and Reset Zoom back), and
  * Search highlights the frames matching a regular expression with the

@@ -43,6 +43,18 @@ static int cmp_lines(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
+/*
+ * A stack's first frame: @app's program, whose instances share their
+ * stacks (as perf's stackcollapse and BCC's profile -f key them by
+ * command), or with --instances the instance itself.
+ */
+static const char *root_frame(const struct sleepy_report_options *opts,
+			      const struct sleepy_app *app)
+{
+	return opts->stacks_by_instance || !app->name[0] ? app->label :
+							   app->name;
+}
+
 /* @frames joined by ';', in a string the caller frees. */
 static char *join(const char *const *frames, unsigned int n)
 {
@@ -141,7 +153,7 @@ static void add_samples(struct sleepy_table *lines,
 	ips = sleepy_profile_ips(profile, &nips);
 	for (i = 0; i < nips; i++) {
 		const struct sleepy_app *app = sleepy_profile_app(profile, ips[i].appid);
-		const char *frames[3] = { app->label };
+		const char *frames[3] = { root_frame(opts, app) };
 		char buf[FRAME];
 
 		if (!sleepy_report_app_selected(opts, app))
@@ -187,7 +199,7 @@ static void add_stacks(struct sleepy_table *lines,
 		if (!sleepy_report_app_selected(opts, app))
 			continue;
 		n = sleepy_stack_frames(opts, profile, app, stack, frames, scratch);
-		names[0] = app->label;
+		names[0] = root_frame(opts, app);
 		for (f = 0; f < n; f++) {
 			names[f + 1] = frames[f].name;
 			if (frames[f].kernel) {
@@ -227,7 +239,7 @@ static void add_offcpu(struct sleepy_table *lines,
 			continue;
 		snprintf(reason, sizeof(reason), "[%s]",
 			 sleepy_time_kind_name(site->kind));
-		frames[n++] = app->label;
+		frames[n++] = root_frame(opts, app);
 		frames[n++] = reason;
 		if (site->user_ip)
 			frames[n++] = user_frame(user, opts, profile, app,

@@ -3,9 +3,11 @@
  * sleepy-parse --folded: a recording as folded stacks, the input of
  * FlameGraph's flamegraph.pl and of speedscope.  One line per distinct
  * stack: its frames, root first, joined by ';', one space and an integer
- * weight.  The root is the application instance (name#instance); kernel
- * frames end in _[k].  Lines are merged by their text (several IPs name
- * one function) and sorted by weight descending, then by text.
+ * weight.  The root is the program's name, its instances' stacks merged
+ * (with --instances, struct sleepy_report_options.stacks_by_instance, the
+ * application instance, name#instance); kernel frames end in _[k].  Lines
+ * are merged by their text (several IPs name one function, several
+ * instances one program) and sorted by weight descending, then by text.
  */
 #ifndef SLEEPY_FOLDED_H
 #define SLEEPY_FOLDED_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sleepy-parse --speedscope; see speedscope.h.  The folded lines, sorted
- * by their application frame, come application by application; each line is cut into its frames in place,
- * each distinct frame name gets one index in the shared frame list, and
- * the profiles are written heaviest application first.
+ * by their root frame, come a root at a time; each line is cut into its
+ * frames in place, each distinct frame name gets one index in the shared
+ * frame list, and the profiles are written heaviest root first.
  */
 #include <inttypes.h>
 #include <stdlib.h>

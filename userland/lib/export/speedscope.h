@@ -2,9 +2,10 @@
 /*
  * sleepy-parse --speedscope: the folded stacks of folded.h in speedscope's
  * own file format (https://www.speedscope.app/file-format-schema.json),
- * one "sampled" profile per application instance, heaviest first, so that
- * speedscope lists the instances as it lists threads.  A stack is the
- * frames above the application's (root first) with its weight: samples
+ * one "sampled" profile per root frame (a program, or with --instances an
+ * application instance), heaviest first, so that speedscope lists them as
+ * it lists threads.  A stack is the frames above the root (root first)
+ * with its weight: samples
  * (unit "none") or off-CPU nanoseconds.
  */
 #ifndef SLEEPY_SPEEDSCOPE_H

@@ -64,6 +64,12 @@ struct sleepy_report_options {
 	unsigned int nsort;
 	enum sleepy_stack_view stack_view;
 	const char *stack_function;	/* of --callers and --callees */
+	/*
+	 * --instances: folded stacks, flame graphs and speedscope profiles
+	 * start at the application instance (NAME#INSTANCE), not at the
+	 * program's name.
+	 */
+	bool stacks_by_instance;
 };
 
 #define SLEEPY_CHAIN_MAX_DEPTH	16
