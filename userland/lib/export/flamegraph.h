@@ -4,12 +4,12 @@
  * self-contained interactive SVG flame graph, in the layout of Brendan
  * Gregg's flamegraph.pl: the root (the program, or with --instances the
  * application instance) at the bottom, callees above their callers, a
- * frame as wide as its weight, siblings in
- * alphabetical order.  A browser opens it alone: a frame's title shows its
- * name and weight on hover, a click zooms to it (and Reset Zoom back), and
- * Search highlights the frames matching a regular expression with the
- * share of the total they cover.  Kernel frames (_[k]) are orange, user
- * frames red to yellow, off-CPU graphs blue.
+ * frame as wide as its weight, siblings in alphabetical order.  A browser
+ * opens it alone: a frame's title shows its name and weight on hover, a
+ * click zooms to it (and Reset Zoom back), and Search highlights the
+ * frames matching a regular expression with the share of the total they
+ * cover.  Kernel frames (_[k]) are orange, user frames red to yellow,
+ * off-CPU graphs blue.
  */
 #ifndef SLEEPY_FLAMEGRAPH_H
 #define SLEEPY_FLAMEGRAPH_H

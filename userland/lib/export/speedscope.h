@@ -5,8 +5,7 @@
  * one "sampled" profile per root frame (a program, or with --instances an
  * application instance), heaviest first, so that speedscope lists them as
  * it lists threads.  A stack is the frames above the root (root first)
- * with its weight: samples
- * (unit "none") or off-CPU nanoseconds.
+ * with its weight: samples (unit "none") or off-CPU nanoseconds.
  */
 #ifndef SLEEPY_SPEEDSCOPE_H
 #define SLEEPY_SPEEDSCOPE_H
