@@ -568,11 +568,12 @@ static void add_batch(struct sort *s, struct row_batch *b)
  */
 enum place_kind { PLACE_KERNEL, PLACE_KERNEL_ENTRY, PLACE_UNMAPPED, PLACE_FILES };
 
+/* 24 bytes: a large program's places outgrow the caches. */
 struct place {
-	uint64_t file;		/* enum place_kind, or a file's number */
 	uint64_t offset;	/* in the file; the IP for the others */
-	size_t row;		/* its row's index in s->rows, + 1 */
 	uint64_t samples;	/* not yet added to the row */
+	uint32_t file;		/* enum place_kind, or a file's number */
+	uint32_t row;		/* its row's index in s->rows, + 1 */
 };
 
 /*
@@ -581,7 +582,7 @@ struct place {
  */
 struct place_file {
 	const struct sleepy_mapping *map;	/* the first mapping of it */
-	uint64_t number;
+	uint32_t number;
 };
 
 static int same_file(const void *slot, const void *arg)
@@ -596,7 +597,7 @@ static int same_file(const void *slot, const void *arg)
 }
 
 /* The number of @map's file, the same for every mapping of that file. */
-static uint64_t place_file_of(struct sort *s, const struct sleepy_mapping *map)
+static uint32_t place_file_of(struct sort *s, const struct sleepy_mapping *map)
 {
 	size_t index = map - s->profile->mappings;
 	struct place_file *file;
@@ -659,10 +660,10 @@ static void locate(struct sort *s, const struct sleepy_app *app,
 	const struct sleepy_ip_count *count = &placed->count;
 
 	placed->map = NULL;
-	placed->key = (struct place) { PLACE_UNMAPPED, count->ip, 0, 0 };
+	placed->key = (struct place) { .file = PLACE_UNMAPPED, .offset = count->ip };
 	if (count->in_kernel && count->entry_ip) {
 		/* The kernel, whatever the user IP it was entered from. */
-		placed->key = (struct place) { PLACE_KERNEL_ENTRY, 0, 0, 0 };
+		placed->key = (struct place) { .file = PLACE_KERNEL_ENTRY };
 	} else if (count->in_kernel) {
 		placed->key.file = PLACE_KERNEL;
 	} else if (s->opts->dsos &&
@@ -888,6 +889,10 @@ static void add_rows(struct sort *s)
 		most_rows += app->ips.used;
 		napps++;
 	}
+	/* Places hold 32-bit file numbers and row indexes. */
+	if (most_rows >= UINT32_MAX ||
+	    s->profile->nmappings >= UINT32_MAX - PLACE_FILES)
+		s->by_place = false;
 	/*
 	 * Room for a row per IP count, the most there can be, at once:
 	 * grown by doubling, the rows were copied to new memory each time,
